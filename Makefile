@@ -1,0 +1,32 @@
+# Two entry points: `make demo` (install + run the default model + leaderboard) and `make test`.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export CBENCH_DATA_DIR ?= $(abspath ../shared/data)
+export HF_HUB_OFFLINE ?= 1
+export HF_DATASETS_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+
+.PHONY: install demo test leaderboard clean
+
+install: $(VENV)/.installed
+
+# torch is installed first and pinned (the CPU build on disk); the project pins it too, so the
+# second install never replaces it with a CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip check
+	touch $@
+
+demo: install
+	$(BIN)/cbench run --model all-MiniLM-L6-v2 --suite classic-ir --suite nearmiss --results-dir runs/demo/results
+	$(BIN)/cbench leaderboard --results-dir runs/demo/results --out runs/demo/leaderboard
+
+test: install
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) runs build

@@ -1,0 +1,210 @@
+"""The `cbench` command line."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness import __version__
+from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError
+from harness.ui import err_console, out_console, setup_logging
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="cbench: rank models by topical retrieval AND by rejection of compositional near-misses.",
+)
+submissions_app = typer.Typer(no_args_is_help=True, help="List and validate submission YAMLs.")
+suites_app = typer.Typer(no_args_is_help=True, help="List suites.")
+data_app = typer.Typer(no_args_is_help=True, help="Copy hub data for offline use.")
+app.add_typer(submissions_app, name="submissions")
+app.add_typer(suites_app, name="suites")
+app.add_typer(data_app, name="data")
+
+SubmissionsDir = Annotated[
+    list[Path] | None,
+    typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS)."),
+]
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final table.")]
+
+
+def fail(e: CBenchError) -> None:
+    for line in e.lines:
+        err_console.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+    raise typer.Exit(e.exit_code)
+
+
+@app.callback(invoke_without_command=True)
+def _root(version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False) -> None:
+    if version:
+        out_console.print(f"cbench {__version__}")
+        raise typer.Exit(0)
+
+
+@app.command()
+def run(
+    model: Annotated[str, typer.Option("--model", "-m", help="Registered submission name, submission YAML, or hub id / model folder.")],
+    suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Suite name, suite YAML or BEIR folder (repeatable).")] = None,
+    results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Default: leaderboard/results.")] = None,
+    limit_queries: Annotated[int | None, typer.Option("--limit-queries", min=1, help="Evaluate only the first N queries (by id) per dataset.")] = None,
+    top_k: Annotated[int, typer.Option("--top-k", min=1, help="Documents kept per query.")] = 100,
+    device: Annotated[str, typer.Option("--device", help="cpu, cuda, cuda:0, mps ...")] = "cpu",
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Recompute datasets that already have results.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
+    trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
+    submissions_dir: SubmissionsDir = None,
+    data_dir: DataDir = None,
+    quiet: Quiet = False,
+) -> None:
+    """Evaluate one submission on one or more suites and write results JSON."""
+    setup_logging(quiet)
+    from harness.paths import DEFAULT_RESULTS_DIR, data_dir as resolve_data_dir
+    from harness.runner import run_suite
+    from harness.scorers.base import RunContext
+    from harness.scorers.registry import build_scorer
+    from harness.submissions import Registry
+    from harness.suites.base import EvalOptions
+    from harness.suites.registry import resolve_suite
+    from harness.ui import Progress
+
+    try:
+        registry = Registry(submissions_dir)
+        sub = registry.resolve(model)
+        droot = resolve_data_dir(data_dir)
+        suites = [resolve_suite(s, droot) for s in (suite or ["nanobeir", "nearmiss"])]
+        out_dir = results_dir or DEFAULT_RESULTS_DIR
+        opts = EvalOptions(top_k=top_k, limit_queries=limit_queries)
+        outcomes = []
+        with Progress(enabled=not quiet and sys.stderr.isatty()) as progress:
+            ctx = RunContext(device=device, use_cache=not no_cache, trust_remote_code=trust_remote_code, progress=progress, submissions=registry)
+            scorer = build_scorer(sub.config, ctx)
+            for s in suites:
+                t0 = time.perf_counter()
+                outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite)
+                outcomes.append((outcome, time.perf_counter() - t0))
+    except CBenchError as e:
+        fail(e)
+    _summary(sub.name, outcomes, ctx)
+    if any(o.skipped for o, _ in outcomes):
+        raise typer.Exit(EXIT_SKIPPED)
+
+
+def _summary(name: str, outcomes: list, ctx) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"cbench results: {name}", title_justify="left")
+    for col in ("suite", "dataset", "metric", "score", "status"):
+        table.add_column(col, justify="right" if col == "score" else "left")
+    for outcome, _secs in outcomes:
+        r = outcome.results
+        for ds in [*r.datasets, *r.skipped]:
+            if ds in r.datasets:
+                status = "computed" if ds in outcome.computed else "reused"
+                table.add_row(r.suite, ds, r.main_metric, f"{r.datasets[ds].get(r.main_metric, float('nan')):.4f}", status)
+            else:
+                table.add_row(r.suite, ds, r.main_metric, "—", f"skipped: {r.skipped[ds][:60]}")
+        main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
+        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", str(outcome.path))
+    out_console.print(table)
+    encoded = ctx.counters.get("texts_encoded", 0)
+    err_console.print(f"texts encoded this run: {encoded}", highlight=False)
+
+
+@submissions_app.command("list")
+def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
+    """List registered submissions."""
+    from rich.table import Table
+
+    from harness.submissions import Registry
+
+    try:
+        subs = Registry(submissions_dir).all()
+    except CBenchError as e:
+        fail(e)
+    table = Table()
+    for col in ("name", "kind", "model", "parameters", "file"):
+        table.add_column(col)
+    for s in subs.values():
+        params = s.config.parameters
+        table.add_row(s.name, s.kind, str(getattr(s.config, "model", "") or ""), f"{params:,}" if params else "", str(s.path))
+    out_console.print(table)
+
+
+@submissions_app.command("validate")
+def submissions_validate(files: Annotated[list[Path], typer.Argument(help="Submission YAML files.")]) -> None:
+    """Validate submission files: exit 0 when all are valid, 2 with one line per problem otherwise."""
+    from harness.submissions import load_submission
+
+    bad = False
+    for f in files:
+        try:
+            sub = load_submission(f)
+            out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False)
+        except CBenchError as e:
+            bad = True
+            for line in e.lines:
+                err_console.print(line, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT if bad else 0)
+
+
+@suites_app.command("list")
+def suites_list(data_dir: DataDir = None) -> None:
+    """List shipped suites and their datasets."""
+    from rich.table import Table
+
+    from harness.paths import data_dir as resolve_data_dir
+    from harness.suites.registry import load_suite_file, suite_files
+
+    table = Table()
+    for col in ("suite", "type", "task", "datasets", "description"):
+        table.add_column(col)
+    try:
+        for _name, path in suite_files().items():
+            s = load_suite_file(path, resolve_data_dir(data_dir))
+            table.add_row(s.name, s.type, s.task, ", ".join(s.dataset_names()), s.config.description)
+    except CBenchError as e:
+        fail(e)
+    out_console.print(table)
+
+
+@data_app.command("pull")
+def data_pull(
+    what: Annotated[str, typer.Argument(help="Data set to copy: nanobeir.")],
+    to: Annotated[Path, typer.Option("--to", help="Data root to write into (use it as CBENCH_DATA_DIR).")],
+    revision: Annotated[str | None, typer.Option("--revision", help="Hub revision (default: the suite's).")] = None,
+) -> None:
+    """Copy hub data into the local layout cbench reads offline (run on a connected machine)."""
+    from harness.data.nanobeir import pull
+    from harness.models import hub_offline
+    from harness.suites.registry import load_suite_file, suite_files
+
+    try:
+        if what != "nanobeir":
+            raise CBenchError(f"unknown data set '{what}'; known: nanobeir", source="data pull")
+        if hub_offline():
+            raise CBenchError("HF_HUB_OFFLINE is set; pulling needs the hub", source="data pull")
+        suite = load_suite_file(suite_files()["nanobeir"], None)
+        for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revision=revision or suite.config.revision):
+            err_console.print(f"wrote {folder}")
+    except CBenchError as e:
+        fail(e)
+
+
+def main() -> None:
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Dataset records and loaders (BEIR folders, NanoBEIR parquet, near-miss files)."""

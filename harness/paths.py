@@ -1,0 +1,34 @@
+"""Where things live: project folders, data dir, cache dir, extra submission dirs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+SUITES_DIR = PROJECT_ROOT / "suites"
+SUBMISSIONS_DIR = PROJECT_ROOT / "submissions"
+LEADERBOARD_DIR = PROJECT_ROOT / "leaderboard"
+DEFAULT_RESULTS_DIR = LEADERBOARD_DIR / "results"
+
+
+def data_dir(override: Path | None = None) -> Path | None:
+    """`--data-dir`, else `$CBENCH_DATA_DIR`, else None (only the hub)."""
+    if override is not None:
+        return override.expanduser().resolve()
+    env = os.environ.get("CBENCH_DATA_DIR")
+    return Path(env).expanduser().resolve() if env else None
+
+
+def cache_dir() -> Path:
+    env = os.environ.get("CBENCH_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "cbench"
+
+
+def submission_dirs(extra: list[Path] | None = None) -> list[Path]:
+    dirs = [SUBMISSIONS_DIR]
+    env = os.environ.get("CBENCH_SUBMISSIONS")
+    if env:
+        dirs += [Path(p).expanduser() for p in env.split(os.pathsep) if p]
+    dirs += list(extra or [])
+    return dirs

@@ -1,0 +1,88 @@
+"""The results file format (one JSON per submission x suite) and its atomic storage."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from harness.atomic import atomic_write_text
+from harness.errors import CBenchError
+
+SCHEMA_VERSION = 1
+
+
+class Metadata(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    cbench_version: str
+    git_commit: str | None
+    python: str
+    platform: str
+    packages: dict[str, str]
+    submission_hash: str
+    submission_file: str | None
+    submission_config: dict[str, Any]
+    scorer: dict[str, Any] = Field(description="model revision, first stage, rerank depth, verifier, ...")
+    suite_hash: str
+    suite_file: str | None
+    dataset_revisions: dict[str, str | None]
+    dataset_sources: dict[str, str]
+    device: str
+    torch_threads: int
+    timings: dict[str, dict[str, float]] = Field(description="dataset -> stage -> seconds")
+    counters: dict[str, dict[str, int]] = Field(default_factory=dict, description="dataset -> counter -> n")
+    limit_queries: int | None = None
+    date: str
+    command: str
+
+
+class Results(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: int = SCHEMA_VERSION
+    submission: str
+    suite: str
+    task: Literal["retrieval", "nearmiss"]
+    main_metric: str
+    main_score: float | None
+    complete: bool
+    datasets: dict[str, dict[str, float]]
+    aggregate: dict[str, float] = Field(default_factory=dict)
+    skipped: dict[str, str] = Field(default_factory=dict, description="dataset -> reason")
+    details: dict[str, Any] = Field(default_factory=dict, description="suite-specific extras")
+    metadata: Metadata
+
+    @field_validator("datasets")
+    @classmethod
+    def _finite(cls, v: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for ds, metrics in v.items():
+            for k, x in metrics.items():
+                if not math.isfinite(x):
+                    raise ValueError(f"{ds}.{k} is not a finite number")
+        return v
+
+
+def results_path(results_dir: Path, submission: str, suite: str) -> Path:
+    return results_dir / submission / f"{suite}.json"
+
+
+def write_results(path: Path, results: Results) -> None:
+    text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
+    atomic_write_text(path, text + "\n")
+
+
+def read_results(path: Path) -> Results:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CBenchError(f"unreadable results file: {str(e).splitlines()[0]}", source=path) from None
+    try:
+        return Results.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(root)"
+        raise CBenchError(err["msg"], source=path, field=field) from None

@@ -1,0 +1,148 @@
+"""Run one submission on suites: dataset by dataset, resumable, one results file per suite."""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+from filelock import FileLock
+
+from harness.errors import CBenchError, DataUnavailable
+from harness.provenance import environment, now
+from harness.results import Metadata, Results, read_results, results_path, write_results
+from harness.scorers.base import RunContext, Scorer
+from harness.submissions import Submission
+from harness.suites.base import EvalOptions, Suite
+
+log = logging.getLogger("cbench")
+
+
+@dataclass
+class SuiteOutcome:
+    suite: str
+    path: Path
+    results: Results
+    computed: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def _compatible(old: Results, sub: Submission, suite: Suite, opts: EvalOptions) -> str | None:
+    """Why an existing results file cannot be resumed (None when it can)."""
+    m = old.metadata
+    if m.submission_hash != sub.hash:
+        return "the submission changed"
+    if m.suite_hash != suite.hash:
+        return "the suite definition changed"
+    if m.limit_queries != opts.limit_queries:
+        return "--limit-queries differs"
+    if old.task == "retrieval" and m.scorer.get("top_k", opts.top_k) != opts.top_k:
+        return "top-k differs"
+    return None
+
+
+def run_suite(
+    sub: Submission,
+    scorer: Scorer,
+    suite: Suite,
+    ctx: RunContext,
+    results_dir: Path,
+    opts: EvalOptions,
+    *,
+    overwrite: bool = False,
+) -> SuiteOutcome:
+    path = results_path(results_dir, sub.name, suite.name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(path) + ".lock"):
+        old: Results | None = None
+        if path.exists() and not overwrite:
+            try:
+                old = read_results(path)
+            except CBenchError as e:
+                log.warning("%s; recomputing", e.line)
+            if old is not None and (why := _compatible(old, sub, suite, opts)):
+                log.warning("%s: %s; recomputing all datasets", path, why)
+                old = None
+        datasets: dict[str, dict[str, float]] = dict(old.datasets) if old else {}
+        details: dict = dict(old.details) if old else {}
+        timings: dict[str, dict[str, float]] = dict(old.metadata.timings) if old else {}
+        counters: dict[str, dict[str, int]] = dict(old.metadata.counters) if old else {}
+        revisions: dict[str, str | None] = dict(old.metadata.dataset_revisions) if old else {}
+        sources: dict[str, str] = dict(old.metadata.dataset_sources) if old else {}
+        outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
+        names = suite.dataset_names()
+        for name in names:
+            if name in datasets:
+                outcome.reused.append(name)
+                continue
+            t0 = time.perf_counter()
+            try:
+                data = suite.load(name)
+            except DataUnavailable as e:
+                outcome.skipped[name] = e.message
+                log.warning("skipped %s/%s: %s", suite.name, name, e.message)
+                continue
+            t_load = time.perf_counter() - t0
+            before = dict(ctx.counters)
+            result = suite.evaluate(scorer, data, opts)
+            datasets[name] = result.metrics
+            details[name] = result.details
+            timings[name] = {"load": t_load, **result.timings}
+            counters[name] = {k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)}
+            revisions[name] = suite.revision(data)
+            sources[name] = suite.source(data)
+            outcome.computed.append(name)
+            results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped)
+            write_results(path, results)  # after every dataset: a killed run resumes here
+        results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped)
+        if outcome.computed or old is None or old.skipped != results.skipped:
+            write_results(path, results)
+        outcome.results = results
+        return outcome
+
+
+def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, skipped) -> Results:
+    ordered = {n: datasets[n] for n in names if n in datasets}
+    aggregate = suite.aggregate(ordered)
+    complete = all(n in ordered for n in names)
+    main = suite.main_score(ordered, aggregate) if complete else None
+    env = environment()
+    info = dict(scorer.info())
+    if suite.task == "retrieval":
+        info.setdefault("top_k", opts.top_k)
+    meta = Metadata(
+        **env,
+        submission_hash=sub.hash,
+        submission_file=str(sub.path) if sub.path else None,
+        submission_config=sub.config.model_dump(mode="json"),
+        scorer=info,
+        suite_hash=suite.hash,
+        suite_file=str(suite.path) if suite.path else None,
+        dataset_revisions={n: revisions.get(n) for n in ordered},
+        dataset_sources={n: sources.get(n, "") for n in ordered},
+        device=ctx.device,
+        torch_threads=torch.get_num_threads(),
+        timings={n: timings[n] for n in ordered if n in timings},
+        counters={n: counters[n] for n in ordered if n in counters},
+        limit_queries=opts.limit_queries,
+        date=now(),
+        command=shlex.join(["cbench", *sys.argv[1:]]),
+    )
+    return Results(
+        submission=sub.name,
+        suite=suite.name,
+        task=suite.task,  # type: ignore[arg-type]
+        main_metric=suite.main_metric,
+        main_score=main,
+        complete=complete,
+        datasets=ordered,
+        aggregate=aggregate,
+        skipped={n: r for n, r in skipped.items() if n not in ordered},
+        details={n: details[n] for n in ordered if n in details},
+        metadata=meta,
+    )

@@ -1,0 +1,133 @@
+"""The scorer interface every submission kind implements, and the shared submission fields."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.cache import EmbeddingCache, cached_encode
+from harness.search import exact_search
+
+log = logging.getLogger("cbench")
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+# Fields that describe a submission but do not change its scores (left out of its hash).
+DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters"})
+
+
+class SubmissionBase(BaseModel):
+    """Fields every submission YAML has. Each kind adds its own in a subclass."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=NAME_PATTERN, description="unique name, used in results paths")
+    kind: str
+    description: str = ""
+    authors: list[str] = Field(default_factory=list)
+    url: str | None = None
+    license: str | None = None
+    parameters: int | None = Field(default=None, ge=0, description="number of parameters")
+
+
+@dataclass
+class RunContext:
+    """What a scorer needs from the run: device, cache, progress, permissions."""
+
+    device: str = "cpu"
+    cache_root: Path | None = None
+    use_cache: bool = True
+    trust_remote_code: bool = False
+    progress: Any = None  # harness.ui.Progress or None
+    submissions: Any = None  # harness.submissions.Registry, to resolve first stages
+    counters: dict[str, int] = field(default_factory=dict)
+
+    def count(self, name: str, n: int) -> None:
+        self.counters[name] = self.counters.get(name, 0) + n
+
+    def cache(self, spec: dict) -> EmbeddingCache:
+        from harness.paths import cache_dir
+
+        return EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=self.use_cache)
+
+
+class Scorer(ABC):
+    """A submission turned into something that can rank documents and score text pairs."""
+
+    kind: ClassVar[str]
+    Config: ClassVar[type[SubmissionBase]]
+
+    def __init__(self, config: SubmissionBase, ctx: RunContext):
+        self.config = config
+        self.ctx = ctx
+
+    @abstractmethod
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+        """Top-``top_k`` documents per query: {query_id: {doc_id: score}}."""
+
+    @abstractmethod
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        """s(a[i], b[i]) for every i; higher = more similar / more acceptable."""
+
+    def info(self) -> dict[str, Any]:
+        """Provenance recorded in results (model revision, first stage, rerank depth, ...)."""
+        return {}
+
+
+class EmbeddingScorer(Scorer):
+    """A scorer defined by one vector per text: retrieval is exact search, pairs are cosine/dot."""
+
+    similarity: str = "cosine"
+
+    @abstractmethod
+    def cache_spec(self, role: str) -> dict:
+        """Everything that determines an embedding for this role except the text."""
+
+    @abstractmethod
+    def encode_batch(self, texts: list[str], role: str) -> np.ndarray:
+        """(len(texts), d) float32 embeddings; called only for texts the cache lacks."""
+
+    def embed(self, texts: list[str], role: str, label: str = "encoding") -> np.ndarray:
+        cache = self.ctx.cache(self.cache_spec(role))
+        progress = self.ctx.progress
+        task = progress.add(f"{label} ({role})", total=len(texts)) if progress else None
+
+        def encode(batch: list[str]) -> list[np.ndarray]:
+            vecs = np.asarray(self.encode_batch(batch, role), dtype=np.float32)
+            return [v[None, :] for v in vecs]
+
+        def advance(n: int) -> None:
+            if task is not None:
+                progress.advance(task, n)
+
+        rows, n_encoded = cached_encode(cache, texts, encode, on_progress=advance)
+        if task is not None:
+            progress.finish(task)
+        self.ctx.count("texts_encoded", n_encoded)
+        if not rows:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.concatenate(rows, axis=0).astype(np.float32, copy=False)
+
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+        doc_ids, q_ids = list(corpus), list(queries)
+        d = self.embed([corpus[i] for i in doc_ids], "document")
+        q = self.embed([queries[i] for i in q_ids], "query")
+        return exact_search(q, d, q_ids, doc_ids, top_k, cosine=self.similarity == "cosine")
+
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        # Near-miss pairs are symmetric sentence pairs: both sides use the query role.
+        ea = self.embed(a, "query", label="encoding pairs")
+        eb = self.embed(b, "query", label="encoding pairs")
+        if self.similarity == "cosine":
+            ea = ea / np.maximum(np.linalg.norm(ea, axis=1, keepdims=True), 1e-12)
+            eb = eb / np.maximum(np.linalg.norm(eb, axis=1, keepdims=True), 1e-12)
+        return np.einsum("ij,ij->i", ea.astype(np.float64), eb.astype(np.float64))
+
+
+ScorerFactory = Callable[[SubmissionBase, RunContext], Scorer]

@@ -1,0 +1,115 @@
+"""`kind: encoder` - a sentence-transformers bi-encoder, exact search."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from harness.models import ResolvedModel, check_remote_code, resolve_model
+from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
+
+
+class HFModelFields(SubmissionBase):
+    model: str = Field(min_length=1, description="hub id or local folder")
+    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
+    max_seq_length: int | None = Field(default=None, gt=0, le=32768)
+    batch_size: int = Field(default=32, gt=0, le=4096)
+    trust_remote_code: bool = False
+
+
+class EncoderConfig(HFModelFields):
+    kind: Literal["encoder"]
+    similarity: Literal["cosine", "dot"] = "cosine"
+    query_prompt: str = ""
+    document_prompt: str = ""
+
+
+def load_sentence_transformer(cfg: HFModelFields, ctx: RunContext, source: str) -> tuple[Any, ResolvedModel]:
+    from sentence_transformers import SentenceTransformer
+
+    resolved = resolve_model(cfg.model, cfg.revision, source=source)
+    remote = check_remote_code(cfg.trust_remote_code, ctx.trust_remote_code, source)
+    model = SentenceTransformer(resolved.location, device=ctx.device, trust_remote_code=remote)
+    if cfg.max_seq_length is not None:
+        model.max_seq_length = cfg.max_seq_length
+    return model, resolved
+
+
+def declared_max_seq_length(folder: Path) -> int | None:
+    """max_seq_length from a sentence-transformers folder's sentence_bert_config.json."""
+    try:
+        value = json.loads((folder / "sentence_bert_config.json").read_text()).get("max_seq_length")
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, int) else None
+
+
+class EncoderScorer(EmbeddingScorer):
+    kind = "encoder"
+    Config = EncoderConfig
+
+    def __init__(self, config: EncoderConfig, ctx: RunContext):
+        super().__init__(config, ctx)
+        self.cfg = config
+        self.similarity = config.similarity
+        self._model = None
+        self._resolved: ResolvedModel | None = None
+
+    @property
+    def resolved(self) -> ResolvedModel:
+        if self._resolved is None:
+            self._resolved = resolve_model(self.cfg.model, self.cfg.revision, source=f"submission {self.cfg.name}")
+        return self._resolved
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model, self._resolved = load_sentence_transformer(self.cfg, self.ctx, f"submission {self.cfg.name}")
+        return self._model
+
+    def max_seq_length(self) -> int | None:
+        """The effective length, read from the model folder when possible (no model load)."""
+        if self.cfg.max_seq_length is not None:
+            return self.cfg.max_seq_length
+        if self._model is None:
+            declared = declared_max_seq_length(Path(self.resolved.location))
+            if declared is not None:
+                return declared
+        return self.model.max_seq_length
+
+    def prompt(self, role: str) -> str:
+        return self.cfg.query_prompt if role == "query" else self.cfg.document_prompt
+
+    def cache_spec(self, role: str) -> dict:
+        return {
+            "kind": "encoder-pooled",
+            "weights": self.resolved.fingerprint,
+            "max_seq_length": self.max_seq_length(),
+            "role": role,
+            "prompt": self.prompt(role),
+        }
+
+    def encode_batch(self, texts: list[str], role: str) -> np.ndarray:
+        prompt = self.prompt(role) or None
+        return self.model.encode(
+            texts,
+            batch_size=self.cfg.batch_size,
+            prompt=prompt,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+
+    def info(self) -> dict[str, Any]:
+        r = self.resolved
+        return {
+            "model": self.cfg.model,
+            "model_source": r.source,
+            "model_revision": r.revision,
+            "weights_fingerprint": r.fingerprint,
+            "max_seq_length": self.max_seq_length(),
+            "similarity": self.similarity,
+        }

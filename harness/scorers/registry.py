@@ -1,0 +1,15 @@
+"""The one place where submission kinds are registered."""
+
+from __future__ import annotations
+
+from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.scorers.encoder import EncoderScorer
+
+SCORER_CLASSES: list[type[Scorer]] = [
+    EncoderScorer,
+]
+SCORERS: dict[str, type[Scorer]] = {cls.kind: cls for cls in SCORER_CLASSES}
+
+
+def build_scorer(config: SubmissionBase, ctx: RunContext) -> Scorer:
+    return SCORERS[config.kind](config, ctx)

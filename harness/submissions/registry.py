@@ -1,0 +1,106 @@
+"""Loading and validating submission YAMLs; finding a submission by name, path or model id."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.errors import CBenchError
+from harness.paths import submission_dirs
+from harness.scorers.base import DESCRIPTIVE_FIELDS, SubmissionBase
+from harness.scorers.registry import SCORERS
+from harness.yamlfile import load_yaml, validate_as
+
+
+@dataclass(frozen=True)
+class Submission:
+    config: SubmissionBase
+    path: Path | None  # None for ad-hoc submissions built from a model id
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    @property
+    def kind(self) -> str:
+        return self.config.kind
+
+    @property
+    def hash(self) -> str:
+        """Hash of the fields that change scores (not description, authors, ...)."""
+        data = self.config.model_dump(mode="json", exclude=set(DESCRIPTIVE_FIELDS))
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def parse_submission(data: object, source: Path | str) -> SubmissionBase:
+    if isinstance(data, dict) and "kind" in data:
+        kind = data["kind"]
+        if not isinstance(kind, str) or kind not in SCORERS:
+            known = sorted(SCORERS)
+            guess = difflib.get_close_matches(str(kind), known, n=1)
+            hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+            raise CBenchError(f"unknown kind '{kind}'{hint}; known kinds: {', '.join(known)}", source=source, field="kind")
+        return validate_as(SCORERS[kind].Config, data, source)
+    if isinstance(data, dict):
+        raise CBenchError(f"missing; one of: {', '.join(sorted(SCORERS))}", source=source, field="kind")
+    return validate_as(SubmissionBase, data, source)  # raises the "expected a mapping" error
+
+
+def load_submission(path: Path) -> Submission:
+    return Submission(parse_submission(load_yaml(path), path), path)
+
+
+class Registry:
+    """All submissions in the submission directories, by name."""
+
+    def __init__(self, extra_dirs: list[Path] | None = None):
+        self.dirs = submission_dirs(extra_dirs)
+        self._by_name: dict[str, Submission] | None = None
+
+    def files(self) -> list[Path]:
+        out: list[Path] = []
+        for d in self.dirs:
+            if d.is_dir():
+                out += sorted(p for p in d.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+        return out
+
+    def all(self) -> dict[str, Submission]:
+        if self._by_name is None:
+            self._by_name = {}
+            for path in self.files():
+                sub = load_submission(path)
+                if sub.name in self._by_name:
+                    other = self._by_name[sub.name].path
+                    raise CBenchError(f"name '{sub.name}' is also used by {other}", source=path, field="name")
+                self._by_name[sub.name] = sub
+        return self._by_name
+
+    def get(self, name: str, *, source: str = "--model") -> Submission:
+        subs = self.all()
+        if name in subs:
+            return subs[name]
+        guess = difflib.get_close_matches(name, list(subs), n=1)
+        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+        raise CBenchError(f"no submission named '{name}'{hint}", source=source)
+
+    def resolve(self, ref: str) -> Submission:
+        """--model: a registered name, a submission YAML path, or a model id/folder (ad-hoc encoder)."""
+        subs = self.all()
+        if ref in subs:
+            return subs[ref]
+        path = Path(ref).expanduser()
+        if path.suffix in {".yaml", ".yml"}:
+            return load_submission(path)
+        for sub in subs.values():  # a hub id that a registered submission already wraps
+            if getattr(sub.config, "model", None) == ref and sub.kind == "encoder":
+                return sub
+        if path.is_dir() or "/" in ref:
+            from harness.scorers.encoder import EncoderConfig
+
+            name = re.sub(r"[^A-Za-z0-9._-]", "_", path.name if path.is_dir() else ref.replace("/", "__")).lstrip("._-")
+            return Submission(EncoderConfig(name=name, kind="encoder", model=ref), None)
+        return self.get(ref)

@@ -1,0 +1,55 @@
+"""The one place where suite types are registered, and lookup of suites by name or path."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from harness.errors import CBenchError
+from harness.paths import SUITES_DIR
+from harness.suites.base import Suite
+from harness.suites.retrieval import BeirDataset, BeirSuite, BeirSuiteConfig, NanoBEIRSuite
+from harness.yamlfile import load_yaml, validate_as
+
+SUITE_CLASSES: list[type[Suite]] = [
+    BeirSuite,
+    NanoBEIRSuite,
+]
+SUITE_TYPES: dict[str, type[Suite]] = {cls.type: cls for cls in SUITE_CLASSES}
+
+
+def suite_files() -> dict[str, Path]:
+    return {p.stem: p for p in sorted(SUITES_DIR.glob("*.yaml"))}
+
+
+def load_suite_file(path: Path, data_dir: Path | None) -> Suite:
+    data = load_yaml(path)
+    if not isinstance(data, dict):
+        raise CBenchError("expected a mapping at the top level", source=path, field="(root)")
+    kind = data.get("type")
+    if kind not in SUITE_TYPES:
+        guess = difflib.get_close_matches(str(kind), list(SUITE_TYPES), n=1)
+        hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+        what = "missing" if kind is None else f"unknown type '{kind}'{hint}"
+        raise CBenchError(f"{what}; known types: {', '.join(sorted(SUITE_TYPES))}", source=path, field="type")
+    cls = SUITE_TYPES[kind]
+    return cls(validate_as(cls.Config, data, path), path, data_dir)
+
+
+def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
+    """--suite: a shipped suite name, a suite YAML path, or a BEIR folder (ad-hoc suite)."""
+    files = suite_files()
+    if ref in files:
+        return load_suite_file(files[ref], data_dir)
+    path = Path(ref).expanduser()
+    if path.suffix in {".yaml", ".yml"}:
+        return load_suite_file(path, data_dir)
+    if path.is_dir():
+        if not (path / "corpus.jsonl").exists():
+            raise CBenchError("not a BEIR folder (no corpus.jsonl)", source=path)
+        name = path.resolve().name
+        cfg = BeirSuiteConfig(name=name, type="beir", datasets=[BeirDataset(name=name, path=str(path.resolve()))])
+        return BeirSuite(cfg, None, data_dir)
+    guess = difflib.get_close_matches(ref, list(files), n=1)
+    hint = f" (did you mean '{guess[0]}'?)" if guess else ""
+    raise CBenchError(f"no suite named '{ref}'{hint}; known: {', '.join(files)}; or give a suite YAML or a BEIR folder", source="--suite")

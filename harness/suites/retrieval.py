@@ -1,0 +1,118 @@
+"""Retrieval suites: `beir` (local BEIR folders) and `nanobeir` (hub or local parquet)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.data.nanobeir import NANOBEIR_DATASETS, load_nanobeir
+from harness.data.retrieval import RetrievalData, load_beir_folder
+from harness.errors import CBenchError, DataUnavailable
+from harness.metrics import retrieval as metrics
+from harness.scorers.base import Scorer
+from harness.suites.base import NAME_PATTERN, DatasetOutcome, EvalOptions, Suite, SuiteConfig
+
+
+class RetrievalSuite(Suite):
+    task = "retrieval"
+
+    @property
+    def main_metric(self) -> str:
+        return metrics.MAIN_METRIC
+
+    def evaluate(self, scorer: Scorer, data: RetrievalData, opts: EvalOptions) -> DatasetOutcome:
+        data = data.limit_queries(opts.limit_queries)
+        t0 = time.perf_counter()
+        run = scorer.retrieve(data.queries, data.corpus, opts.top_k)
+        t1 = time.perf_counter()
+        scores = metrics.evaluate(data.qrels, run)
+        t2 = time.perf_counter()
+        return DatasetOutcome(
+            metrics=scores,
+            timings={"retrieve": t1 - t0, "metrics": t2 - t1},
+            details={"queries": len(data.queries), "documents": len(data.corpus), "top_k": opts.top_k, "notes": data.notes},
+        )
+
+
+class BeirDataset(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(pattern=NAME_PATTERN)
+    path: str = Field(description="BEIR folder, relative to the suite file or to $CBENCH_DATA_DIR")
+    split: str = Field(default="test", pattern=r"^[A-Za-z0-9_-]+$")
+
+
+class BeirSuiteConfig(SuiteConfig):
+    type: Literal["beir"]
+    datasets: list[BeirDataset] = Field(min_length=1)
+
+
+def folder_fingerprint(folder: Path, split: str) -> str:
+    h = hashlib.sha256()
+    for rel in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv"):
+        with open(folder / rel, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+    return "sha256:" + h.hexdigest()[:16]
+
+
+class BeirSuite(RetrievalSuite):
+    type = "beir"
+    Config = BeirSuiteConfig
+
+    def dataset_names(self) -> list[str]:
+        return [d.name for d in self.config.datasets]
+
+    def folder(self, ds: BeirDataset) -> Path:
+        rel = Path(ds.path).expanduser()
+        candidates = []
+        if rel.is_absolute():
+            candidates.append(rel)
+        else:
+            if self.path is not None:
+                candidates.append(self.path.parent / rel)
+            if self.data_dir is not None:
+                candidates.append(self.data_dir / rel)
+        for c in candidates:
+            if c.is_dir():
+                return c.resolve()
+        tried = ", ".join(str(c) for c in candidates) or f"{rel} (set CBENCH_DATA_DIR or --data-dir)"
+        raise DataUnavailable(
+            f"BEIR folder not found (tried {tried}); put corpus.jsonl, queries.jsonl and qrels/{ds.split}.tsv "
+            f"there, or point CBENCH_DATA_DIR / --data-dir at the folder that holds '{ds.path}'",
+            source=ds.name,
+        )
+
+    def load(self, name: str) -> RetrievalData:
+        ds = next(d for d in self.config.datasets if d.name == name)
+        folder = self.folder(ds)
+        data = load_beir_folder(folder, name=name, split=ds.split)
+        data.revision = folder_fingerprint(folder, ds.split)
+        return data
+
+
+class NanoBEIRSuiteConfig(SuiteConfig):
+    type: Literal["nanobeir"]
+    hub_prefix: str = Field(default="zeta-alpha-ai/Nano", description="repo id = prefix + dataset name")
+    revision: str = "main"
+    datasets: list[str] = Field(default_factory=lambda: list(NANOBEIR_DATASETS), min_length=1)
+
+
+class NanoBEIRSuite(RetrievalSuite):
+    type = "nanobeir"
+    Config = NanoBEIRSuiteConfig
+
+    def __init__(self, config, path, data_dir):
+        super().__init__(config, path, data_dir)
+        unknown = [d for d in config.datasets if d not in NANOBEIR_DATASETS]
+        if unknown:
+            raise CBenchError(f"unknown NanoBEIR dataset(s) {unknown}; known: {', '.join(NANOBEIR_DATASETS)}", source=path, field="datasets")
+
+    def dataset_names(self) -> list[str]:
+        return list(self.config.datasets)
+
+    def load(self, name: str) -> RetrievalData:
+        return load_nanobeir(name, data_dir=self.data_dir, prefix=self.config.hub_prefix, revision=self.config.revision)

@@ -1,0 +1,60 @@
+"""Terminal output: Rich progress bars and tables on stderr, quiet mode, logging setup."""
+
+from __future__ import annotations
+
+import logging
+
+from rich.console import Console
+from rich.logging import RichHandler
+from rich.progress import BarColumn, MofNCompleteColumn, Progress as RichProgress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+err_console = Console(stderr=True)
+out_console = Console()
+
+
+def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
+    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
+    logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(console=err_console, show_path=False, show_time=False)], force=True)
+    logging.getLogger("cbench").setLevel(logging.DEBUG if verbose else logging.INFO if not quiet else logging.ERROR)
+    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "datasets", "httpx", "urllib3"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+
+
+class Progress:
+    """Thin wrapper so scorers can report progress without knowing about Rich."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self._p = (
+            RichProgress(
+                TextColumn("[bold]{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=err_console,
+                transient=True,
+            )
+            if enabled
+            else None
+        )
+
+    def __enter__(self) -> Progress:
+        if self._p:
+            self._p.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._p:
+            self._p.stop()
+
+    def add(self, description: str, total: int | None) -> int | None:
+        return self._p.add_task(description, total=total) if self._p else None
+
+    def advance(self, task: int | None, n: int = 1) -> None:
+        if self._p and task is not None:
+            self._p.advance(task, n)
+
+    def finish(self, task: int | None) -> None:
+        if self._p and task is not None:
+            self._p.remove_task(task)
