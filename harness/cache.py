@@ -15,6 +15,7 @@ import hashlib
 import json
 import logging
 import os
+import socket
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -22,8 +23,48 @@ from pathlib import Path
 import numpy as np
 
 from harness.atomic import atomic_write_bytes
+from harness.errors import CBenchError
 
 log = logging.getLogger("cbench")
+
+DEFAULT_BLOCK = 512
+# Temporary chunk files are named .tmp-<host>-<pid>-<random>.npz so that a later process can
+# tell a dead writer's leftovers (SIGKILL between open and rename) from a live writer's file.
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def encode_block_size() -> int:
+    """Texts encoded and stored as one chunk at a time: $CBENCH_ENCODE_BLOCK, default 512."""
+    raw = os.environ.get("CBENCH_ENCODE_BLOCK", "").strip()
+    if not raw:
+        return DEFAULT_BLOCK
+    if not raw.isdigit() or int(raw) < 1:
+        raise CBenchError(f"must be a positive integer, got {raw!r}", source="CBENCH_ENCODE_BLOCK")
+    return int(raw)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete temporary chunk files left by dead processes on this host; returns how many."""
+    n = 0
+    for p in folder.glob(".tmp-*"):
+        parts = p.name.split("-")
+        if len(parts) >= 4 and parts[1] == _HOST and parts[2].isdigit() and not _pid_alive(int(parts[2])):
+            try:
+                p.unlink()
+                n += 1
+            except OSError:
+                pass
+    return n
 
 
 def text_key(text: str) -> bytes:
@@ -77,6 +118,7 @@ class EmbeddingCache:
         if self._index is None:
             self._index = {}
             if self.enabled and self.dir.is_dir():
+                remove_stale_temp_files(self.dir)
                 for path in sorted(p for p in self.dir.glob("*.npz") if not p.name.startswith(".")):
                     chunk = self._load_chunk(path)
                     if chunk is None:
@@ -114,12 +156,15 @@ class EmbeddingCache:
             if not spec_file.exists():
                 atomic_write_bytes(spec_file, json.dumps(self.spec, indent=2, sort_keys=True).encode())
             path = self.dir / f"{uuid.uuid4().hex}.npz"
-            tmp = self.dir / f".tmp-{uuid.uuid4().hex}.npz"
-            with open(tmp, "wb") as f:
-                np.savez(f, keys=karr, offsets=offsets, data=data, digest=_digest(karr, offsets, data))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
+            tmp = self.dir / f".tmp-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}.npz"
+            try:
+                with open(tmp, "wb") as f:
+                    np.savez(f, keys=karr, offsets=offsets, data=data, digest=_digest(karr, offsets, data))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            finally:  # an exception (disk full, ^C) leaves no temporary file; SIGKILL: see above
+                tmp.unlink(missing_ok=True)
         else:
             path = Path(f"<memory-{uuid.uuid4().hex}>")
         self._loaded[path] = (offsets, data)
@@ -132,7 +177,7 @@ def cached_encode(
     texts: Sequence[str],
     encode: Callable[[list[str]], list[np.ndarray]],
     *,
-    block: int = 512,
+    block: int | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> tuple[list[np.ndarray], int]:
     """Return one array per text, encoding only texts the cache lacks.
@@ -141,6 +186,7 @@ def cached_encode(
     each block is stored before the next starts, so a killed run loses at most one block.
     Returns (arrays, number of texts encoded).
     """
+    block = block or encode_block_size()
     keys = [text_key(t) for t in texts]
     missing: dict[bytes, str] = {}
     for k, t in zip(keys, texts, strict=True):

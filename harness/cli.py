@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from harness import __version__
-from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError
+from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
 from harness.ui import err_console, out_console, setup_logging
 
 app = typer.Typer(
@@ -74,6 +74,7 @@ def run(
     from harness.suites.registry import resolve_suite
     from harness.ui import Progress
 
+    sub = None
     try:
         registry = Registry(submissions_dir)
         sub = registry.resolve(model)
@@ -90,6 +91,8 @@ def run(
                 outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite)
                 outcomes.append((outcome, time.perf_counter() - t0))
     except CBenchError as e:
+        if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":
+            e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
         fail(e)
     _summary(sub.name, outcomes, ctx)
     if any(o.skipped for o, _ in outcomes):
@@ -168,7 +171,11 @@ def suites_list(data_dir: DataDir = None) -> None:
     try:
         for _name, path in suite_files().items():
             s = load_suite_file(path, resolve_data_dir(data_dir))
-            table.add_row(s.name, s.type, s.task, ", ".join(s.dataset_names()), s.config.description)
+            try:
+                names = ", ".join(s.dataset_names())
+            except DataUnavailable as e:
+                names = f"(data unavailable: {e.message[:80]})"
+            table.add_row(s.name, s.type, s.task, names, s.config.description)
     except CBenchError as e:
         fail(e)
     out_console.print(table)
@@ -195,6 +202,11 @@ def data_pull(
             err_console.print(f"wrote {folder}")
     except CBenchError as e:
         fail(e)
+
+
+from harness.commands import register_all  # noqa: E402
+
+register_all(app)
 
 
 def main() -> None:

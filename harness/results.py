@@ -71,7 +71,10 @@ def results_path(results_dir: Path, submission: str, suite: str) -> Path:
 
 
 def write_results(path: Path, results: Results) -> None:
-    text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
+    try:
+        text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
+    except ValueError as e:  # NaN/inf somewhere (details, aggregate): refuse, nothing written
+        raise CBenchError(f"refusing to write results: {e}", source=path) from None
     atomic_write_text(path, text + "\n")
 
 

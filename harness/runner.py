@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import shlex
 import sys
 import time
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import torch
 from filelock import FileLock
+from pydantic import ValidationError
 
 from harness.errors import CBenchError, DataUnavailable
 from harness.provenance import environment, now
@@ -59,6 +61,8 @@ def run_suite(
     path = results_path(results_dir, sub.name, suite.name)
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
+        for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
+            stale.unlink(missing_ok=True)
         old: Results | None = None
         if path.exists() and not overwrite:
             try:
@@ -75,7 +79,12 @@ def run_suite(
         revisions: dict[str, str | None] = dict(old.metadata.dataset_revisions) if old else {}
         sources: dict[str, str] = dict(old.metadata.dataset_sources) if old else {}
         outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
-        names = suite.dataset_names()
+        try:
+            names = suite.dataset_names()
+        except DataUnavailable as e:  # the whole suite's data is missing (e.g. one data file)
+            names = []
+            outcome.skipped[e.source or suite.name] = e.message
+            log.warning("skipped %s: %s", suite.name, e.line)
         for name in names:
             if name in datasets:
                 outcome.reused.append(name)
@@ -90,6 +99,13 @@ def run_suite(
             t_load = time.perf_counter() - t0
             before = dict(ctx.counters)
             result = suite.evaluate(scorer, data, opts)
+            nonfinite = sorted(k for k, v in result.metrics.items() if not math.isfinite(v))
+            if nonfinite:
+                raise CBenchError(
+                    f"metric(s) {', '.join(nonfinite)} are not finite (NaN or inf); no result written for it",
+                    source=f"submission {sub.name}",
+                    field=f"dataset {suite.name}/{name}",
+                )
             datasets[name] = result.metrics
             details[name] = result.details
             timings[name] = {"load": t_load, **result.timings}
@@ -109,7 +125,7 @@ def run_suite(
 def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, skipped) -> Results:
     ordered = {n: datasets[n] for n in names if n in datasets}
     aggregate = suite.aggregate(ordered)
-    complete = all(n in ordered for n in names)
+    complete = bool(names) and all(n in ordered for n in names)
     main = suite.main_score(ordered, aggregate) if complete else None
     env = environment()
     info = dict(scorer.info())
@@ -133,6 +149,15 @@ def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, 
         date=now(),
         command=shlex.join(["cbench", *sys.argv[1:]]),
     )
+    try:
+        return _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details)
+    except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
+        err = e.errors()[0]
+        where = ".".join(str(p) for p in err["loc"]) or "results"
+        raise CBenchError(f"{where}: {err['msg']}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
+
+
+def _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details) -> Results:
     return Results(
         submission=sub.name,
         suite=suite.name,

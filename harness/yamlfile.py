@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from harness.errors import CBenchError, ValidationFailed
 
 MAX_YAML_BYTES = 1_000_000
+_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"  # the names that become results paths
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -71,6 +72,12 @@ def validation_problems(exc: ValidationError, model: type[BaseModel], source: st
             known = _fields_at(model, loc[:-1])
             guess = difflib.get_close_matches(str(loc[-1]), known, n=1)
             msg = "unknown key" + (f" (did you mean '{guess[0]}'?)" if guess else f"; known keys: {', '.join(known)}")
+        elif err["type"] == "string_pattern_mismatch":
+            pattern = (err.get("ctx") or {}).get("pattern", "")
+            if pattern == _NAME_PATTERN:
+                msg = f"{err.get('input')!r} is not a valid name: 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"
+            else:
+                msg = f"{err.get('input')!r} does not match the pattern {pattern}"
         problems.append(CBenchError(msg, source=source, field=_loc(loc)))
     return problems
 
@@ -98,6 +105,8 @@ def _fields_at(model: type[BaseModel], loc: tuple) -> list[str]:
 
 
 def validate_as(model: type[M], data: Any, source: str | Path) -> M:
+    if data is None:
+        raise CBenchError("the file is empty; expected a mapping of keys to values", source=source, field="(root)")
     if not isinstance(data, dict):
         raise CBenchError(f"expected a mapping at the top level, got {type(data).__name__}", source=source, field="(root)")
     try:

@@ -191,11 +191,12 @@ def assemble(
     unjudged = [q for q in qtexts if q not in judged]
     if unjudged:
         notes.append(f"{len(unjudged)} queries have no qrels; dropped (BEIR convention)")
+    kept = {q: t for q, t in qtexts.items() if q in judged}
+    if not kept:  # before the warnings: a fatal error is reported in one line
+        why = f" ({len(unknown_q)} qrels query ids are not in {queries_src})" if unknown_q else ""
+        raise CBenchError(f"no query has relevance judgements{why}", source=qrels_src)
     for note in notes:
         log.warning("%s: %s", name, note)
-    kept = {q: t for q, t in qtexts.items() if q in judged}
-    if not kept:
-        raise CBenchError("no query has relevance judgements", source=qrels_src)
     return RetrievalData(name, corpus, kept, {q: judged[q] for q in kept}, source, revision, notes)
 
 

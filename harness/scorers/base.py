@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.cache import EmbeddingCache, cached_encode
+from harness.cache import EmbeddingCache, cached_encode, namespace_id
 from harness.search import exact_search
 
 log = logging.getLogger("cbench")
@@ -47,14 +47,22 @@ class RunContext:
     progress: Any = None  # harness.ui.Progress or None
     submissions: Any = None  # harness.submissions.Registry, to resolve first stages
     counters: dict[str, int] = field(default_factory=dict)
+    _caches: dict[str, EmbeddingCache] = field(default_factory=dict, repr=False)
 
     def count(self, name: str, n: int) -> None:
         self.counters[name] = self.counters.get(name, 0) + n
 
     def cache(self, spec: dict) -> EmbeddingCache:
+        """One cache object per namespace for the whole run: its index is read from disk once,
+        not once per dataset (and a corrupt chunk is reported once)."""
         from harness.paths import cache_dir
 
-        return EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=self.use_cache)
+        key = namespace_id(spec)
+        if not self.use_cache:  # in-memory only: a fresh one per call, freed after it
+            return EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=False)
+        if key not in self._caches:
+            self._caches[key] = EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=self.use_cache)
+        return self._caches[key]
 
 
 class Scorer(ABC):

@@ -9,6 +9,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
+from harness.errors import CBenchError
 from harness.models import ResolvedModel, check_remote_code, resolve_model
 from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
 
@@ -33,7 +34,12 @@ def load_sentence_transformer(cfg: HFModelFields, ctx: RunContext, source: str) 
 
     resolved = resolve_model(cfg.model, cfg.revision, source=source)
     remote = check_remote_code(cfg.trust_remote_code, ctx.trust_remote_code, source)
-    model = SentenceTransformer(resolved.location, device=ctx.device, trust_remote_code=remote)
+    try:
+        model = SentenceTransformer(resolved.location, device=ctx.device, trust_remote_code=remote)
+    except Exception as e:  # noqa: BLE001 - not a model folder, bad config, missing weights: one line
+        why = (str(e).splitlines() or [type(e).__name__])[0]
+        why = why if len(why) <= 200 else why[:200] + "…"
+        raise CBenchError(f"cannot load model from '{resolved.location}': {why}", source=source, field="model") from None
     if cfg.max_seq_length is not None:
         model.max_seq_length = cfg.max_seq_length
     return model, resolved
@@ -58,6 +64,9 @@ class EncoderScorer(EmbeddingScorer):
         self.similarity = config.similarity
         self._model = None
         self._resolved: ResolvedModel | None = None
+        # Fail before any data is read or any results folder is made: permission, then the weights.
+        check_remote_code(config.trust_remote_code, ctx.trust_remote_code, f"submission {config.name}")
+        self.resolved  # noqa: B018 - resolves (offline: checks) the model reference now
 
     @property
     def resolved(self) -> ResolvedModel:

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 
 from harness.errors import CBenchError
 from harness.paths import SUITES_DIR
 from harness.suites.base import Suite
+from harness.suites.nearmiss import NearMissSuite
 from harness.suites.retrieval import BeirDataset, BeirSuite, BeirSuiteConfig, NanoBEIRSuite
 from harness.yamlfile import load_yaml, validate_as
 
 SUITE_CLASSES: list[type[Suite]] = [
     BeirSuite,
     NanoBEIRSuite,
+    NearMissSuite,
 ]
 SUITE_TYPES: dict[str, type[Suite]] = {cls.type: cls for cls in SUITE_CLASSES}
 
@@ -47,7 +50,8 @@ def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
     if path.is_dir():
         if not (path / "corpus.jsonl").exists():
             raise CBenchError("not a BEIR folder (no corpus.jsonl)", source=path)
-        name = path.resolve().name
+        # the folder name becomes the suite/dataset name (a results path): keep it to safe characters
+        name = re.sub(r"[^A-Za-z0-9._-]", "_", path.resolve().name).lstrip("._-")[:100] or "beir"
         cfg = BeirSuiteConfig(name=name, type="beir", datasets=[BeirDataset(name=name, path=str(path.resolve()))])
         return BeirSuite(cfg, None, data_dir)
     guess = difflib.get_close_matches(ref, list(files), n=1)

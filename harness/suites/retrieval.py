@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from pathlib import Path
 from typing import Literal
@@ -29,6 +30,14 @@ class RetrievalSuite(Suite):
         t0 = time.perf_counter()
         run = scorer.retrieve(data.queries, data.corpus, opts.top_k)
         t1 = time.perf_counter()
+        bad = [(q, d) for q, docs in run.items() for d, s in docs.items() if not math.isfinite(s)]
+        if bad:  # pytrec_eval would rank NaNs silently and give finite, meaningless metrics
+            raise CBenchError(
+                f"the scorer returned {len(bad)} non-finite scores (NaN or inf), e.g. query '{bad[0][0]}', "
+                f"document '{bad[0][1]}'; no result written for it",
+                source=f"submission {scorer.config.name}",
+                field=f"dataset {data.name}",
+            )
         scores = metrics.evaluate(data.qrels, run)
         t2 = time.perf_counter()
         return DatasetOutcome(

@@ -45,11 +45,14 @@ class Verifier(nn.Module):
     Instance attribute ``config``: the constructor kwargs with defaults filled in, so that
     ``build_verifier(v.arch, **v.config)`` rebuilds an identical (untrained) module.
     ``max_len``: maps are trimmed to this many query/candidate tokens (None: no limit).
+    ``pad_multiple``: callers batching token embeddings may pad to a multiple of this (scores do
+    not depend on it; it only avoids re-padding inside ``forward``).
     """
 
     arch: str = ""
     trainable: bool = False
     max_len: int | None = None
+    pad_multiple: int = 1
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()
@@ -184,25 +187,31 @@ class MaskedBatchNorm2d(nn.BatchNorm2d):
     """
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        """``x (B, C, H, W)``, ``mask (B, 1, H, W)`` of 0/1 (only its valid entries count)."""
         if self.training:
-            w = mask.to(x.dtype)
-            count = w.sum() * 1.0  # positions per channel (mask has one channel)
+            w = mask[:, 0].to(x.dtype)
+            count = w.sum()
             denom = count.clamp_min(1.0)
-            mean = (x * w).sum((0, 2, 3)) / denom
-            var = (((x - mean[None, :, None, None]) ** 2) * w).sum((0, 2, 3)) / denom
+            # sums over valid positions as contractions (much cheaper than masked elementwise ops)
+            mean = torch.einsum("bchw,bhw->c", x, w) / denom
+            var = (torch.einsum("bchw,bhw->c", x * x, w) / denom - mean * mean).clamp_min(0.0)
             if self.track_running_stats:
                 with torch.no_grad():
                     momentum = 0.1 if self.momentum is None else self.momentum
-                    unbiased = var * (count / (count - 1.0)) if count.item() > 1 else var
+                    n = float(count)
+                    unbiased = var * (n / (n - 1.0)) if n > 1 else var
                     self.running_mean.mul_(1 - momentum).add_(momentum * mean.detach())
                     self.running_var.mul_(1 - momentum).add_(momentum * unbiased.detach())
                     self.num_batches_tracked += 1
         else:
             mean, var = self.running_mean, self.running_var
-        y = (x - mean[None, :, None, None]) * torch.rsqrt(var[None, :, None, None] + self.eps)
+        scale = torch.rsqrt(var + self.eps)
         if self.affine:
-            y = y * self.weight[None, :, None, None] + self.bias[None, :, None, None]
-        return y
+            scale = scale * self.weight
+            shift = self.bias - mean * scale
+        else:
+            shift = -mean * scale
+        return torch.addcmul(shift[None, :, None, None], x, scale[None, :, None, None])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -235,6 +244,7 @@ class CNNVerifier(Verifier):
 
     arch = "cnn"
     trainable = True
+    pad_multiple = 4
 
     def __init__(
         self,
@@ -267,9 +277,10 @@ class CNNVerifier(Verifier):
         for conv, bn in ((self.conv1, self.bn1), (self.conv2, self.bn2)):
             x = conv(x)
             x = F.relu(bn(x, mask)) * mask
+            # post-ReLU values are >= 0 and exactly 0 outside the valid region, so pooled cells
+            # outside the down-sampled mask are 0 as well: no second masking needed
             x = F.max_pool2d(x, 2)
             mask = F.max_pool2d(mask, 2)
-            x = x * mask
         pooled = x.sum((2, 3)) / mask.sum((2, 3)).clamp_min(1.0)
         return torch.tanh(self.head(pooled).squeeze(-1))
 
@@ -323,6 +334,7 @@ class TransformerVerifier(Verifier):
             raise ValueError("max_len must be a multiple of patch")
         self.max_len = int(max_len)
         self.patch = int(patch)
+        self.pad_multiple = int(patch)
         self.grid = max_len // patch
         self.patch_embed = nn.Conv2d(3, d, kernel_size=patch, stride=patch)
         self.cls_token = nn.Parameter(torch.zeros(1, 1, d))

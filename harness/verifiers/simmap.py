@@ -89,6 +89,7 @@ def score_pairs(
         raise ValueError("batch_size must be >= 1")
     device = _module_device(verifier) or q_embs[0].device
     max_len = getattr(verifier, "max_len", None)
+    multiple = getattr(verifier, "pad_multiple", 8)
     order = sorted(range(n), key=lambda i: (int(c_embs[i].shape[0]), int(q_embs[i].shape[0]), i))
     was_training = verifier.training
     verifier.eval()
@@ -96,8 +97,8 @@ def score_pairs(
         with torch.inference_mode():
             for start in range(0, n, batch_size):
                 idx = order[start : start + batch_size]
-                Q, qm = pad_tokens([q_embs[i].to(device) for i in idx], max_len=max_len)
-                C, cm = pad_tokens([c_embs[i].to(device) for i in idx], max_len=max_len)
+                Q, qm = pad_tokens([q_embs[i].to(device) for i in idx], multiple, max_len)
+                C, cm = pad_tokens([c_embs[i].to(device) for i in idx], multiple, max_len)
                 scores = verifier(similarity_map(Q, qm, C, cm), qm, cm)
                 out[idx] = scores.detach().double().cpu().numpy()
     finally:

@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 
 from .archs import ARCHS, ALIASES, Verifier, build_verifier
-from .simmap import pad_tokens, similarity_map
+from .simmap import pad_tokens
 from .tokens import encode_tokens
 
 __all__ = ["mnrl_loss", "train_verifier", "load_verifier", "triplets_sha256"]
@@ -62,17 +62,20 @@ def mnrl_loss(
     if B == 0 or len(p_embs) != B or len(n_embs) != B:
         raise ValueError("a_embs, p_embs, n_embs must be non-empty and of equal length")
     max_len = getattr(verifier, "max_len", None)
-    A, am = pad_tokens(list(a_embs), max_len=max_len)
+    multiple = getattr(verifier, "pad_multiple", 8)
+    A, am = pad_tokens(list(a_embs), multiple=multiple, max_len=max_len)
     # positives and negatives share one padded width so that all B^2 + B maps form one batch
-    PN, pnm = pad_tokens(list(p_embs) + list(n_embs), max_len=max_len)
-    P, pm = PN[:B], pnm[:B]
-    N, nm = PN[B:], pnm[B:]
-    # pair (i, j) for the B^2 block is row i * B + j: anchor i repeated, positives tiled
-    q = torch.cat([A.repeat_interleave(B, dim=0), A], dim=0)
+    PN, pnm = pad_tokens(list(p_embs) + list(n_embs), multiple=multiple, max_len=max_len)
+    pm, nm = pnm[:B], pnm[B:]
+    An = F.normalize(A.float(), dim=-1)
+    PNn = F.normalize(PN.float(), dim=-1)
+    # map (i, j) of the B^2 block is row i * B + j; broadcasting matmul avoids repeating tokens
+    S_maps = torch.matmul(An[:, None], PNn[:B].transpose(1, 2)[None]).flatten(0, 1)
+    N_maps = torch.bmm(An, PNn[B:].transpose(1, 2))
     qm = torch.cat([am.repeat_interleave(B, dim=0), am], dim=0)
-    c = torch.cat([P.repeat(B, 1, 1), N], dim=0)
     cm = torch.cat([pm.repeat(B, 1), nm], dim=0)
-    scores = verifier(similarity_map(q, qm, c, cm), qm, cm)
+    M = torch.cat([S_maps, N_maps], dim=0) * (qm[:, :, None] * cm[:, None, :])
+    scores = verifier(M, qm, cm)
     S = scores[: B * B].view(B, B)
     s_neg = scores[B * B :]
     logits = torch.cat([S, s_neg[:, None]], dim=1) / temperature

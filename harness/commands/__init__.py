@@ -1,0 +1,25 @@
+"""Extra CLI commands, each module exposing ``register(app)``; cli.py calls them all."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+# Modules under harness.commands that add commands to the app. One line per module.
+COMMAND_MODULES = [
+    "leaderboard",
+    "verifier",
+    "distill",
+]
+
+
+def register_all(app: typer.Typer) -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"harness.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"harness.commands.{name}":
+                continue  # not written yet
+            raise
+        module.register(app)

@@ -1,0 +1,133 @@
+"""`cbench leaderboard` (build / print / check the joint leaderboard) and `cbench export` (MTEB layout)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.errors import EXIT_BAD_INPUT, CBenchError
+from harness.ui import err_console, out_console
+
+ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
+
+
+class Format(str, Enum):
+    files = "files"
+    rich = "rich"
+
+
+class ExportFormat(str, Enum):
+    mteb = "mteb"
+
+
+def _fail(e: CBenchError) -> None:
+    from harness.cli import fail
+
+    fail(e)
+
+
+def leaderboard(
+    results_dir: ResultsDir = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/).")] = None,
+    retrieval: Annotated[str, typer.Option("--retrieval", help="Retrieval suite for the x axis (falls back to the retrieval suite with most results when none has it).")] = "nanobeir",
+    composition: Annotated[str, typer.Option("--composition", help="Near-miss suite for the y axis (sugarcrepe-pp is always shown as a second column).")] = "nearmiss",
+    fmt: Annotated[Format, typer.Option("--format", help="files: write the four files; rich: print the table here.")] = Format.files,
+    check: Annotated[bool, typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems.")] = False,
+    submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,
+) -> None:
+    """Rank every submission by retrieval AND composition (Pareto layers) and write the leaderboard."""
+    from harness.paths import DEFAULT_RESULTS_DIR, LEADERBOARD_DIR
+    from harness.submissions import Registry
+
+    rdir = results_dir or DEFAULT_RESULTS_DIR
+    try:
+        subs = Registry(submissions_dir).all()
+        if check:
+            _check(rdir, subs)
+            return
+        from harness.leaderboard.collect import build
+
+        lb = build(rdir, subs, retrieval=retrieval, composition=composition)
+    except CBenchError as e:
+        _fail(e)
+    for w in lb.warnings:
+        err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True)
+    if fmt is Format.rich:
+        _print_rich(lb)
+        return
+    from harness.leaderboard.render import write_all
+
+    out_dir = out or LEADERBOARD_DIR
+    for note in lb.axis_notes:
+        err_console.print(note, highlight=False, soft_wrap=True)
+    for path in write_all(lb, out_dir):
+        err_console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+
+
+def _check(rdir: Path, subs: dict) -> None:
+    from harness.leaderboard.check import check_results
+
+    problems, n = check_results(rdir, subs)
+    for p in problems:
+        err_console.print(p.line, highlight=False, soft_wrap=True)
+    if problems:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    out_console.print(f"ok: {n} results file{'s' if n != 1 else ''} in {rdir}", highlight=False, soft_wrap=True)
+
+
+def _print_rich(lb) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from harness.leaderboard.render import Notes, header_lines, main_cells, main_columns
+
+    notes = Notes()
+    table = Table(title="cbench leaderboard", title_justify="left")
+    cols = main_columns(lb)
+    # compact for a terminal: no per-category columns, no reproduce command (both are in the files)
+    keep = [i for i, c in enumerate(cols) if c.key != "reproduce" and not c.key.startswith(f"{lb.composition_suite}/")]
+    for i in keep:
+        c = cols[i]
+        table.add_column(c.header, justify="right" if c.numeric else "left", overflow="fold")
+    for row in lb.rows:
+        cells, outs = [], main_cells(row)
+        for i in keep:
+            o, c = outs[i], cols[i]
+            text = o.text
+            if o.note and c.key != "layer":
+                text += f" [{notes.number(o.note)}]"
+            cells.append(Text(text))
+        table.add_row(*cells, style="bold" if row.pareto else None)
+    for line in header_lines(lb):
+        out_console.print(line, highlight=False, soft_wrap=True)
+    out_console.print(table)
+    for i, t in enumerate(notes.texts, start=1):
+        out_console.print(f"[{i}] {t}", highlight=False, soft_wrap=True, markup=False)
+    out_console.print("Per-category scores and reproduce commands: cbench leaderboard --format files", highlight=False, soft_wrap=True)
+
+
+def export(
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="Export format.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to write (for mteb.ResultCache(X), use X/results).")],
+    results_dir: ResultsDir = None,
+) -> None:
+    """Export results to another tool's layout (mteb: <out>/<model>/<revision>/<Task>.json + model_meta.json)."""
+    from harness.export_mteb import export_mteb
+    from harness.paths import DEFAULT_RESULTS_DIR
+
+    try:
+        report = export_mteb(results_dir or DEFAULT_RESULTS_DIR, out)
+    except CBenchError as e:
+        _fail(e)
+    for note in report.notes:
+        err_console.print(note, highlight=False, soft_wrap=True, markup=False)
+    tasks = sum(1 for p in report.written if p.name != "model_meta.json")
+    err_console.print(f"wrote {tasks} MTEB task results for {len(report.models)} model(s) under {out}", highlight=False, soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("leaderboard")(leaderboard)
+    app.command("export")(export)

@@ -1,0 +1,132 @@
+"""Near-miss records and readers.
+
+Two record types:
+- ``Triplet``: anchor, positive (meaning-preserving rewrite), negative (near-miss), with
+  category, split and id. SugarCrepe++ items are triplets with anchor = caption, positive =
+  caption2 (a second positive) and ``two_positives`` set, which enables the TOT metric.
+- ``Pair``: sentence1, sentence2, category and label (0 = near-miss, the default; 1 = meaning
+  preserving), the layout of the reference experiment's CSV files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import CBenchError
+
+
+class Triplet(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(min_length=1)
+    category: str = Field(min_length=1)
+    split: str | None = None
+    anchor: str = Field(min_length=1)
+    positive: str = Field(min_length=1)
+    negative: str = Field(min_length=1)
+
+
+class Pair(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sentence1: str = Field(min_length=1)
+    sentence2: str = Field(min_length=1)
+    category: str = Field(default="all", min_length=1)
+    label: Literal[0, 1] = 0
+    split: str | None = None
+
+
+class SugarCrepePPItem(BaseModel):
+    """One item of a SugarCrepe++ data/*.json file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: int
+    filename: str
+    caption: str = Field(min_length=1)
+    caption2: str = Field(min_length=1)
+    negative_caption: str = Field(min_length=1)
+
+
+Format = Literal["triplets-jsonl", "pairs-csv", "pairs-jsonl", "sugarcrepe-pp"]
+
+
+@dataclass
+class NearMissData:
+    name: str  # category or file stem
+    triplets: list[Triplet]
+    pairs: list[Pair]
+    two_positives: bool
+    source: str
+    revision: str | None
+
+
+def _decode(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CBenchError(f"not valid UTF-8 (byte {e.start})", source=path) from None
+
+
+def _validate(model: type[BaseModel], obj: object, path: Path, where: str) -> BaseModel:
+    if not isinstance(obj, dict):
+        raise CBenchError("expected an object", source=path, field=where)
+    try:
+        return model.model_validate(obj)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"])
+        raise CBenchError(err["msg"], source=path, field=f"{where}: {field}") from None
+
+
+def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair]:
+    text = _decode(path)
+    if fmt == "triplets-jsonl" or fmt == "pairs-jsonl":
+        model = Triplet if fmt == "triplets-jsonl" else Pair
+        out = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {n}") from None
+            out.append(_validate(model, obj, path, f"line {n}"))
+        return out  # type: ignore[return-value]
+    if fmt == "pairs-csv":
+        reader = csv.DictReader(io.StringIO(text))
+        missing = {"sentence1", "sentence2"} - set(reader.fieldnames or [])
+        if missing:
+            raise CBenchError(f"missing column(s) {', '.join(sorted(missing))}", source=path, field="header")
+        out = []
+        for n, row in enumerate(reader, start=2):
+            row = {k: v for k, v in row.items() if k is not None and v not in (None, "")}
+            if "label" in row:
+                row["label"] = int(row["label"]) if row["label"].strip() in {"0", "1"} else row["label"]
+            out.append(_validate(Pair, row, path, f"line {n}"))
+        return out  # type: ignore[return-value]
+    if fmt == "sugarcrepe-pp":
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {e.lineno}") from None
+        if not isinstance(items, list):
+            raise CBenchError("expected a JSON list of items", source=path, field="(root)")
+        out = []
+        for i, obj in enumerate(items):
+            item = _validate(SugarCrepePPItem, obj, path, f"item {i}")
+            out.append(
+                Triplet(
+                    id=f"{path.stem}-{item.id}",  # type: ignore[attr-defined]
+                    category=path.stem,
+                    anchor=item.caption,  # type: ignore[attr-defined]
+                    positive=item.caption2,  # type: ignore[attr-defined]
+                    negative=item.negative_caption,  # type: ignore[attr-defined]
+                )
+            )
+        return out  # type: ignore[return-value]
+    raise CBenchError(f"unknown format '{fmt}'", source=path, field="format")

@@ -1,0 +1,59 @@
+"""`cbench leaderboard --check`: every results file is valid, registered, current and where it belongs.
+
+One problem per line, ``FILE: field: message``. Checked for each ``*.json`` anywhere under the dir:
+
+- it lies at ``<dir>/<submission>/<suite>.json``, and the folder and file names match its content;
+- it validates against the results schema (:class:`harness.results.Results`);
+- its ``submission`` is a registered submission;
+- its ``metadata.submission_hash`` equals that submission's current hash (the YAML has not changed
+  since the run in a way that changes scores).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.errors import CBenchError
+from harness.results import read_results
+
+
+def _problem(path: Path, field: str, message: str) -> CBenchError:
+    return CBenchError(message, source=path, field=field)
+
+
+def check_results(results_dir: Path, subs: dict) -> tuple[list[CBenchError], int]:
+    """(problems, number of results files checked). ``subs``: name -> Submission (``Registry().all()``)."""
+    if not results_dir.is_dir():
+        return [CBenchError("no such folder", source=results_dir)], 0
+    files = sorted(p for p in results_dir.rglob("*.json") if p.is_file() and not p.name.startswith("."))
+    problems: list[CBenchError] = []
+    for path in files:
+        rel = path.relative_to(results_dir)
+        if len(rel.parts) != 2:
+            problems.append(_problem(path, "path", f"results files belong at {results_dir}/<submission>/<suite>.json"))
+            continue
+        try:
+            r = read_results(path)
+        except CBenchError as e:
+            problems.append(e)
+            continue
+        folder, suite = rel.parts[0], path.stem
+        if r.submission != folder:
+            problems.append(_problem(path, "submission", f"'{r.submission}' but the file is in folder '{folder}'"))
+        if r.suite != suite:
+            problems.append(_problem(path, "suite", f"'{r.suite}' but the file is named '{path.name}'"))
+        sub = subs.get(r.submission)
+        if sub is None:
+            problems.append(_problem(path, "submission", f"no registered submission named '{r.submission}' (add submissions/{r.submission}.yaml)"))
+            continue
+        if r.metadata.submission_hash != sub.hash:
+            where = f" ({sub.path})" if sub.path else ""
+            problems.append(
+                _problem(
+                    path,
+                    "metadata.submission_hash",
+                    f"'{r.metadata.submission_hash}' but submission '{sub.name}'{where} now hashes to '{sub.hash}'; "
+                    f"rerun: cbench run --model {sub.name} --suite {r.suite} --overwrite",
+                )
+            )
+    return problems, len(files)

@@ -1,0 +1,306 @@
+"""Read every results file under a results dir and build one leaderboard row per submission.
+
+Every empty cell carries the reason it is empty: ``not run`` (no results file), ``data unavailable:
+<reason>`` (the run skipped datasets whose data was not here) or ``incomplete`` (the run stopped
+before every dataset was done).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness import __version__
+from harness.errors import CBenchError
+from harness.leaderboard.pareto import RANKING_RULE, rank
+from harness.results import Results, read_results
+
+DEFAULT_RETRIEVAL = "nanobeir"
+DEFAULT_COMPOSITION = "nearmiss"
+SECOND_COMPOSITION = "sugarcrepe-pp"
+PREFERRED_FALLBACK = "classic-ir"
+FALSE_ACCEPT = "false_accept@95"
+DEFAULT_METRICS = {"retrieval": "ndcg@10", "nearmiss": "triplet_accuracy", SECOND_COMPOSITION: "tot_accuracy"}
+CATEGORY_ORDER = ["negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"]
+SUITE_LABELS = {"nanobeir": "NanoBEIR", "sugarcrepe-pp": "SugarCrepe++"}
+
+
+def suite_label(suite: str | None) -> str:
+    return SUITE_LABELS.get(suite or "", suite or "—")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A score, or None with the reason; ``note`` may also qualify a score that is present."""
+
+    value: float | None
+    note: str | None = None
+
+
+NOT_RUN = Cell(None, "not run")
+
+
+@dataclass
+class Row:
+    submission: str
+    kind: str
+    parameters: int | None
+    description: str
+    registered: bool
+    reproduce: str
+    retrieval: Cell
+    retrieval_datasets: dict[str, Cell]
+    composition: Cell
+    categories: dict[str, Cell]
+    false_accept: Cell
+    second: Cell
+    notes: list[str] = field(default_factory=list)
+    layer: int | None = None
+    rank: int = 0
+
+    @property
+    def pareto(self) -> bool:
+        return self.layer == 1
+
+    @property
+    def point(self) -> tuple[float, float] | None:
+        if self.retrieval.value is None or self.composition.value is None:
+            return None
+        return (self.retrieval.value, self.composition.value)
+
+    @property
+    def mean(self) -> float | None:
+        p = self.point
+        return None if p is None else (p[0] + p[1]) / 2
+
+
+@dataclass
+class Leaderboard:
+    rows: list[Row]
+    retrieval_suite: str | None
+    retrieval_metric: str
+    composition_suite: str
+    composition_metric: str
+    second_suite: str
+    second_metric: str
+    retrieval_datasets: list[str]
+    categories: list[str]
+    axis_notes: list[str]
+    files: list[Path]
+    warnings: list[str] = field(default_factory=list)
+    version: str = __version__
+    rule: str = RANKING_RULE
+
+    @property
+    def meta_line(self) -> str:
+        n = len(self.files)
+        return f"Generated from {n} results file{'s' if n != 1 else ''} by cbench {self.version}."
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def results_files(results_dir: Path) -> list[Path]:
+    """Every ``<dir>/<submission>/<suite>.json`` (sorted, temporary files left out)."""
+    if not results_dir.is_dir():
+        return []
+    return sorted(p for p in results_dir.glob("*/*.json") if p.is_file() and not p.name.startswith("."))
+
+
+def load_all(results_dir: Path) -> tuple[dict[tuple[str, str], tuple[Path, Results]], list[str]]:
+    """(submission, suite) -> (file, results); plus one warning line per file left out."""
+    found: dict[tuple[str, str], tuple[Path, Results]] = {}
+    warnings: list[str] = []
+    for path in results_files(results_dir):
+        try:
+            r = read_results(path)
+        except CBenchError as e:
+            warnings.append(f"{e.line} (left out)")
+            continue
+        key = (r.submission, r.suite)
+        if key in found:
+            warnings.append(f"{path}: also holds {r.submission}/{r.suite}, already read from {found[key][0]} (left out)")
+            continue
+        found[key] = (path, r)
+    return found, warnings
+
+
+# -- cells -----------------------------------------------------------------------------------
+
+
+def _limited(r: Results) -> str | None:
+    n = r.metadata.limit_queries
+    return f"first {n} queries per dataset only (--limit-queries {n})" if n else None
+
+
+def suite_cell(r: Results | None) -> Cell:
+    if r is None:
+        return NOT_RUN
+    if r.main_score is not None:
+        return Cell(r.main_score, _limited(r))
+    if r.skipped:
+        why = "; ".join(f"{ds}: {reason}" for ds, reason in r.skipped.items())
+        return Cell(None, f"data unavailable: {why}")
+    return Cell(None, f"incomplete ({len(r.datasets)} datasets done)")
+
+
+def dataset_cell(r: Results | None, dataset: str, metric: str) -> Cell:
+    if r is None:
+        return NOT_RUN
+    if dataset in r.datasets:
+        value = r.datasets[dataset].get(metric)
+        return Cell(value, None if value is not None else f"{metric} not reported")
+    if dataset in r.skipped:
+        return Cell(None, f"data unavailable: {r.skipped[dataset]}")
+    return Cell(None, "incomplete")
+
+
+def aggregate_cell(r: Results | None, key: str) -> Cell:
+    main = suite_cell(r)
+    if main.value is None or r is None:
+        return Cell(None, main.note)
+    value = r.aggregate.get(key)
+    return Cell(value, main.note) if value is not None else Cell(None, f"{key} not reported")
+
+
+# -- axes ------------------------------------------------------------------------------------
+
+
+def _scored(by_suite: dict[str, dict[str, Results]], suite: str) -> int:
+    return sum(1 for r in by_suite.get(suite, {}).values() if r.main_score is not None)
+
+
+def choose_retrieval(requested: str, by_suite: dict[str, dict[str, Results]], tasks: dict[str, str]) -> tuple[str | None, str | None]:
+    """The retrieval axis suite and, when it is not the requested one, a note saying why."""
+    if tasks.get(requested, "retrieval") != "retrieval":
+        raise CBenchError(f"'{requested}' is a {tasks[requested]} suite, not a retrieval suite", source="--retrieval")
+    if _scored(by_suite, requested):
+        return requested, None
+    have = "none complete" if requested in by_suite else "none"
+    candidates = sorted(
+        (s for s, t in tasks.items() if t == "retrieval" and _scored(by_suite, s)),
+        key=lambda s: (-_scored(by_suite, s), s != PREFERRED_FALLBACK, s),
+    )
+    if not candidates:
+        return None, f"{suite_label(requested)} results: {have}; no retrieval suite has complete results, so the retrieval axis is empty"
+    return candidates[0], f"{suite_label(requested)} results: {have}; retrieval axis = {candidates[0]}"
+
+
+def _ordered_keys(results: list[Results], preferred: list[str] | None = None) -> list[str]:
+    seen: list[str] = []
+    for r in results:
+        for k in [*r.datasets, *r.skipped]:
+            if k not in seen:
+                seen.append(k)
+    if preferred:
+        seen = [k for k in preferred if k in seen] + [k for k in seen if k not in preferred]
+    return seen
+
+
+def _metric(results: list[Results], default: str) -> str:
+    return results[0].main_metric if results else default
+
+
+# -- building --------------------------------------------------------------------------------
+
+
+def build(
+    results_dir: Path,
+    registry_subs: dict,
+    *,
+    retrieval: str = DEFAULT_RETRIEVAL,
+    composition: str = DEFAULT_COMPOSITION,
+) -> Leaderboard:
+    """The leaderboard for every results file under ``results_dir``.
+
+    ``registry_subs``: name -> Submission (``Registry().all()``); results of names not in it still
+    get a row (kind and parameters from the config recorded in the results), marked unregistered.
+    """
+    found, warnings = load_all(results_dir)
+    by_suite: dict[str, dict[str, Results]] = {}
+    tasks: dict[str, str] = {}
+    for (sub, suite), (_path, r) in found.items():
+        by_suite.setdefault(suite, {})[sub] = r
+        tasks.setdefault(suite, r.task)
+    if tasks.get(composition, "nearmiss") != "nearmiss":
+        raise CBenchError(f"'{composition}' is a {tasks[composition]} suite, not a near-miss suite", source="--composition")
+    second = SECOND_COMPOSITION if composition != SECOND_COMPOSITION else DEFAULT_COMPOSITION
+    ret_suite, ret_note = choose_retrieval(retrieval, by_suite, tasks)
+    axis_notes = [ret_note] if ret_note else []
+    if not _scored(by_suite, composition):
+        have = "none complete" if composition in by_suite else "none"
+        axis_notes.append(f"{suite_label(composition)} results: {have}; the composition axis is empty")
+
+    ret_results = list(by_suite.get(ret_suite, {}).values()) if ret_suite else []
+    comp_results = list(by_suite.get(composition, {}).values())
+    second_results = list(by_suite.get(second, {}).values())
+    ret_metric = _metric(ret_results, DEFAULT_METRICS["retrieval"])
+    comp_metric = _metric(comp_results, DEFAULT_METRICS["nearmiss"])
+    second_metric = _metric(second_results, DEFAULT_METRICS.get(second, "triplet_accuracy"))
+    ret_datasets = _ordered_keys(ret_results)
+    categories = _ordered_keys(comp_results, CATEGORY_ORDER)
+
+    names = sorted({sub for sub, _suite in found})
+    rows: list[Row] = []
+    for name in names:
+        r_ret = by_suite.get(ret_suite, {}).get(name) if ret_suite else None
+        r_comp = by_suite.get(composition, {}).get(name)
+        r_second = by_suite.get(second, {}).get(name)
+        own = [r for (sub, _s), (_p, r) in sorted(found.items()) if sub == name]
+        sub = registry_subs.get(name)
+        config = own[0].metadata.submission_config
+        notes: list[str] = []
+        if sub is None:
+            notes.append(f"'{name}' is not a registered submission (no YAML in the submission folders)")
+        else:
+            stale = sorted(r.suite for r in own if r.metadata.submission_hash != sub.hash)
+            if stale:
+                notes.append(f"results for {', '.join(stale)} were made with a different version of the submission YAML (hash differs); rerun with --overwrite")
+        suites = [s for s in (ret_suite, composition, second) if s]
+        cmd = ["cbench", "run", "--model", name]
+        for s in suites:
+            cmd += ["--suite", s]
+        limits = {r.metadata.limit_queries for r in (r_ret, r_comp, r_second) if r is not None and r.metadata.limit_queries}
+        if limits:
+            cmd += ["--limit-queries", str(max(limits))]
+        ret_cell = suite_cell(r_ret) if ret_suite else Cell(None, "no retrieval suite has results")
+        rows.append(
+            Row(
+                submission=name,
+                kind=sub.kind if sub is not None else str(config.get("kind", "unknown")),
+                parameters=sub.config.parameters if sub is not None else config.get("parameters"),
+                description=sub.config.description if sub is not None else str(config.get("description", "")),
+                registered=sub is not None,
+                reproduce=shlex.join(cmd),
+                retrieval=ret_cell,
+                retrieval_datasets={ds: dataset_cell(r_ret, ds, ret_metric) for ds in ret_datasets},
+                composition=suite_cell(r_comp),
+                categories={c: dataset_cell(r_comp, c, comp_metric) for c in categories},
+                false_accept=aggregate_cell(r_comp, FALSE_ACCEPT),
+                second=suite_cell(r_second),
+                notes=notes,
+            )
+        )
+
+    order = rank({row.submission: row.point for row in rows})
+    by_name = {row.submission: row for row in rows}
+    ranked: list[Row] = []
+    for i, (name, layer) in enumerate(order, start=1):
+        row = by_name[name]
+        row.layer, row.rank = layer, i
+        ranked.append(row)
+    return Leaderboard(
+        rows=ranked,
+        retrieval_suite=ret_suite,
+        retrieval_metric=ret_metric,
+        composition_suite=composition,
+        composition_metric=comp_metric,
+        second_suite=second,
+        second_metric=second_metric,
+        retrieval_datasets=ret_datasets,
+        categories=categories,
+        axis_notes=axis_notes,
+        files=[p for p, _r in found.values()],
+        warnings=warnings,
+    )

@@ -1,0 +1,274 @@
+"""Write the leaderboard: leaderboard.md, leaderboard.csv, index.html (self-contained) and tradeoff.svg.
+
+All four are a pure function of the results files (no dates, sorted inputs), so regenerating from the
+same results gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.atomic import atomic_write_text
+from harness.leaderboard.collect import FALSE_ACCEPT, Cell, Leaderboard, Row, suite_label
+from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
+
+MISSING = "—"
+FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str  # CSV header
+    header: str  # shown in md / html / terminal
+    numeric: bool = False
+    title: str = ""  # html header tooltip
+
+
+@dataclass(frozen=True)
+class Out:
+    text: str  # shown
+    raw: str  # CSV
+    sort: float | str | None = None  # html sort key; None sorts last
+    note: str | None = None  # why missing / caveat
+
+
+class Notes:
+    """Numbered notes shared by every table of one page; equal texts share a number."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def number(self, text: str) -> int:
+        if text not in self.texts:
+            self.texts.append(text)
+        return self.texts.index(text) + 1
+
+
+def fmt_score(x: float | None) -> str:
+    return MISSING if x is None else f"{x:.4f}"
+
+
+def fmt_params(n: int | None) -> str:
+    if not n:
+        return MISSING
+    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            return f"{n / div:.1f}{unit}"
+    return str(n)
+
+
+def _score(cell: Cell) -> Out:
+    raw = "" if cell.value is None else f"{cell.value:.6f}"
+    return Out(fmt_score(cell.value), raw, cell.value, cell.note)
+
+
+def _axis_header(suite: str | None, metric: str) -> str:
+    return f"{suite_label(suite)} {metric}" if suite else "retrieval"
+
+
+# -- table models ----------------------------------------------------------------------------
+
+
+def main_columns(lb: Leaderboard) -> list[Column]:
+    comp = lb.composition_suite
+    cols = [
+        Column("rank", "rank", True, "Pareto layer, then mean of the two axes, then name"),
+        Column("submission", "submission"),
+        Column("kind", "kind"),
+        Column("parameters", "parameters", True),
+        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
+        Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(comp, lb.composition_metric)}", True, "composition axis (y)"),
+    ]
+    cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{suite_label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
+    cols += [
+        Column(f"{comp}:{FALSE_ACCEPT}", f"{FALSE_ACCEPT} ↓", True, "share of near-misses accepted at the threshold that keeps 95% of positives (lower is better)"),
+        Column(f"{lb.second_suite}:{lb.second_metric}", f"{suite_label(lb.second_suite)} {lb.second_metric}", True, "second composition column (not an axis)"),
+        Column("pareto", "Pareto ✓", False, "on the Pareto front (layer 1)"),
+        Column("layer", "layer", True, "Pareto layer"),
+        Column("reproduce", "reproduce"),
+    ]
+    return cols
+
+
+def main_cells(row: Row) -> list[Out]:
+    cells = [
+        Out(str(row.rank), str(row.rank), row.rank),
+        Out(row.submission, row.submission, row.submission.lower(), "; ".join(row.notes) or None),
+        Out(row.kind, row.kind, row.kind),
+        Out(fmt_params(row.parameters), str(row.parameters or ""), row.parameters),
+        _score(row.retrieval),
+        _score(row.composition),
+    ]
+    cells += [_score(c) for c in row.categories.values()]
+    cells += [
+        _score(row.false_accept),
+        _score(row.second),
+        Out("✓" if row.pareto else "", "yes" if row.pareto else "no", 0 if row.pareto else 1),
+        Out(str(row.layer) if row.layer else MISSING, str(row.layer or ""), row.layer, None if row.layer else "missing an axis: no layer"),
+        Out(row.reproduce, row.reproduce, row.reproduce),
+    ]
+    return cells
+
+
+def detail_columns(lb: Leaderboard) -> list[Column]:
+    cols = [
+        Column("rank", "rank", True),
+        Column("submission", "submission"),
+        Column("kind", "kind"),
+        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"{_axis_header(lb.retrieval_suite, lb.retrieval_metric)} (mean)", True),
+    ]
+    return cols + [Column(f"{lb.retrieval_suite}/{d}:{lb.retrieval_metric}", d, True) for d in lb.retrieval_datasets]
+
+
+def detail_cells(row: Row) -> list[Out]:
+    return main_cells(row)[:3] + [_score(row.retrieval)] + [_score(c) for c in row.retrieval_datasets.values()]
+
+
+# -- markdown --------------------------------------------------------------------------------
+
+
+def _md_escape(text: str) -> str:
+    """Plain text in a table cell: no HTML, no column breaks."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_code(text: str) -> str:
+    return "`" + text.replace("`", "'").replace("|", "\\|").replace("\n", " ") + "`"
+
+
+def _md_cell(out: Out, col: Column, notes: Notes) -> str:
+    text = _md_code(out.text) if col.key == "reproduce" else _md_escape(out.text)
+    if out.note and col.key not in {"layer"}:
+        text += f" [{notes.number(out.note)}]"
+    return text
+
+
+def _md_table(cols: list[Column], rows: list[list[Out]], notes: Notes) -> list[str]:
+    lines = ["| " + " | ".join(_md_escape(c.header) for c in cols) + " |"]
+    lines.append("|" + "|".join("---:" if c.numeric else "---" for c in cols) + "|")
+    for cells in rows:
+        lines.append("| " + " | ".join(_md_cell(o, c, notes) for o, c in zip(cells, cols, strict=True)) + " |")
+    return lines
+
+
+def axes_line(lb: Leaderboard) -> str:
+    return (
+        f"Retrieval axis: {_axis_header(lb.retrieval_suite, lb.retrieval_metric)}. "
+        f"Composition axis: {_axis_header(lb.composition_suite, lb.composition_metric)}."
+    )
+
+
+def header_lines(lb: Leaderboard) -> list[str]:
+    return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule]
+
+
+def render_markdown(lb: Leaderboard) -> str:
+    notes = Notes()
+    out = ["# cbench leaderboard", ""]
+    for line in header_lines(lb):
+        out += [line, ""]
+    out += ["![retrieval versus composition](tradeoff.svg)", ""]
+    if not lb.rows:
+        out += ["No results yet.", ""]
+    else:
+        out += _md_table(main_columns(lb), [main_cells(r) for r in lb.rows], notes) + [""]
+        out += ["## Retrieval per dataset", ""]
+        if lb.retrieval_datasets:
+            out += _md_table(detail_columns(lb), [detail_cells(r) for r in lb.rows], notes) + [""]
+        else:
+            out += ["No retrieval results.", ""]
+    if notes.texts:
+        out += ["## Notes", ""]
+        out += [f"[{i}] {_md_escape(t)}  " for i, t in enumerate(notes.texts, start=1)]
+        out += [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# -- csv -------------------------------------------------------------------------------------
+
+
+def render_csv(lb: Leaderboard) -> str:
+    """One row per submission: the main columns, per-dataset retrieval, notes (column: reason), axes.
+
+    ``axes`` repeats, on every row, which suites the two axes are and any fallback note, so the CSV
+    alone says what was ranked.
+    """
+    cols = main_columns(lb)
+    extra = detail_columns(lb)[4:]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    axes = " ".join([axes_line(lb), *lb.axis_notes])
+    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes"])
+    for row in lb.rows:
+        main, detail = main_cells(row), detail_cells(row)[4:]
+        notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
+        w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes])
+    return buf.getvalue()
+
+
+# -- html ------------------------------------------------------------------------------------
+
+
+def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes) -> list[dict]:
+    out = []
+    for row in rows:
+        cells = []
+        for o, c in zip(cells_of(row), cols, strict=True):
+            note_no = notes.number(o.note) if o.note and c.key != "layer" else None
+            sort = "" if o.sort is None else (f"{o.sort:.9f}" if isinstance(o.sort, float) else str(o.sort))
+            cells.append({"text": o.text, "sort": sort, "note": o.note, "note_no": note_no, "numeric": c.numeric, "key": c.key, "missing": o.text == MISSING})
+        out.append({"kind": row.kind, "pareto": row.pareto, "cells": cells, "colour": kind_colour(row.kind), "description": row.description})
+    return out
+
+
+def render_html(lb: Leaderboard, svg: str) -> str:
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    env = Environment(
+        loader=PackageLoader("harness.leaderboard", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    notes = Notes()
+    main_cols, detail_cols = main_columns(lb), detail_columns(lb)
+    main_rows = _html_rows(main_cols, lb.rows, main_cells, notes)
+    detail_rows = _html_rows(detail_cols, lb.rows, detail_cells, notes) if lb.retrieval_datasets else []
+    kinds = sorted({r.kind for r in lb.rows})
+    return env.get_template("index.html.j2").render(
+        lb=lb,
+        axes=axes_line(lb),
+        main_cols=main_cols,
+        main_rows=main_rows,
+        detail_cols=detail_cols,
+        detail_rows=detail_rows,
+        kinds=kinds,
+        notes=notes.texts,
+        svg=inline_svg(svg),
+        missing=MISSING,
+    )
+
+
+# -- all files -------------------------------------------------------------------------------
+
+
+def write_all(lb: Leaderboard, out_dir: Path) -> list[Path]:
+    svg = tradeoff_svg(lb)
+    payloads = {
+        "leaderboard.md": render_markdown(lb),
+        "leaderboard.csv": render_csv(lb),
+        "index.html": render_html(lb, svg),
+        "tradeoff.svg": svg,
+    }
+    paths = []
+    for name in FILES:
+        path = out_dir / name
+        atomic_write_text(path, payloads[name])
+        paths.append(path)
+    return paths

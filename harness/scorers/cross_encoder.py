@@ -1,0 +1,207 @@
+"""`kind: cross-encoder` - a sentence-transformers CrossEncoder that reranks a first stage.
+
+Retrieval: the submission named by ``first_stage`` retrieves its top ``rerank_depth`` documents
+per query; the cross-encoder scores each (query, document) pair and the reranked list, cut to
+``top_k``, is the run. Documents the first stage did not return are never returned, so the
+cross-encoder only reorders first-stage candidates (and ``top_k`` above ``rerank_depth`` returns
+``rerank_depth`` documents). Ties are broken by document id.
+
+Pair scores (near-miss suite): the cross-encoder's score of (a, b), after ``activation``
+(sigmoid: in [0, 1]; none: the raw logit).
+
+Scores are cached (harness.cache, one (1, 1) row per pair keyed by the JSON of the pair) per
+weights fingerprint, max_length and activation, so a rerun scores nothing it scored before.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import Field
+
+from harness.cache import cached_encode
+from harness.errors import CBenchError
+from harness.models import ResolvedModel, check_remote_code, resolve_model
+from harness.scorers.base import NAME_PATTERN, RunContext, Scorer, SubmissionBase
+
+
+class CrossEncoderConfig(SubmissionBase):
+    kind: Literal["cross-encoder"]
+    model: str = Field(min_length=1, description="hub id or local folder")
+    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
+    max_length: int | None = Field(default=None, gt=0, le=32768, description="tokens of query + document; null = the model's")
+    batch_size: int = Field(default=32, gt=0, le=4096)
+    activation: Literal["sigmoid", "none"] = "sigmoid"
+    first_stage: str = Field(pattern=NAME_PATTERN, description="name of the submission whose run is reranked")
+    rerank_depth: int = Field(default=100, gt=0, le=10_000, description="first-stage documents reranked per query")
+    trust_remote_code: bool = False
+
+
+def _registry(ctx: RunContext):
+    if ctx.submissions is None:
+        from harness.submissions import Registry
+
+        ctx.submissions = Registry()
+    return ctx.submissions
+
+
+def submission_source(name: str, ctx: RunContext) -> str:
+    """How errors name a submission: its file and name when the registry has it."""
+    try:
+        sub = _registry(ctx).all().get(name)
+    except CBenchError:
+        sub = None
+    path: Path | None = sub.path if sub is not None else None
+    return f"{path} (submission {name})" if path else f"submission {name}"
+
+
+class CrossEncoderScorer(Scorer):
+    kind = "cross-encoder"
+    Config = CrossEncoderConfig
+
+    def __init__(self, config: CrossEncoderConfig, ctx: RunContext):
+        super().__init__(config, ctx)
+        self.cfg = config
+        self._model = None
+        self._resolved: ResolvedModel | None = None
+        self.first_stage_submission = self._check_chain()
+        self._first_stage: Scorer | None = None
+
+    @property
+    def source(self) -> str:
+        return submission_source(self.cfg.name, self.ctx)
+
+    def _check_chain(self):
+        """The first-stage Submission; errors for unknown names and cycles (a -> b -> a)."""
+        registry = _registry(self.ctx)
+        chain = [self.cfg.name]
+        cfg: SubmissionBase = self.cfg
+        first = None
+        while (nxt := getattr(cfg, "first_stage", None)) is not None:
+            owner = chain[-1]
+            if nxt in chain:
+                loop = " -> ".join([*chain[chain.index(nxt) :], nxt])
+                raise CBenchError(f"'{nxt}' reranks itself through its first stages ({loop})", source=submission_source(owner, self.ctx), field="first_stage")
+            try:
+                sub = registry.get(nxt, source=submission_source(owner, self.ctx))
+            except CBenchError as e:
+                raise CBenchError(e.message, source=e.source, field="first_stage") from None
+            first = first or sub
+            chain.append(nxt)
+            cfg = sub.config
+        return first
+
+    @property
+    def first_stage(self) -> Scorer:
+        if self._first_stage is None:
+            from harness.scorers.registry import build_scorer
+
+            self._first_stage = build_scorer(self.first_stage_submission.config, self.ctx)
+        return self._first_stage
+
+    @property
+    def resolved(self) -> ResolvedModel:
+        if self._resolved is None:
+            self._resolved = resolve_model(self.cfg.model, self.cfg.revision, source=self.source)
+        return self._resolved
+
+    @property
+    def model(self):
+        if self._model is None:
+            import torch
+            from sentence_transformers import CrossEncoder
+
+            location = self.resolved.location  # one-line error for hub-only models offline
+            remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
+            activation = torch.nn.Sigmoid() if self.cfg.activation == "sigmoid" else torch.nn.Identity()
+            try:
+                model = CrossEncoder(
+                    location,
+                    max_length=self.cfg.max_length,
+                    activation_fn=activation,
+                    device=self.ctx.device,
+                    trust_remote_code=remote,
+                    local_files_only=True,
+                )
+            except (OSError, ValueError) as e:
+                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
+                raise CBenchError(f"cannot load a cross-encoder from {self.cfg.model}: {msg}", source=self.source, field="model") from None
+            if model.num_labels != 1:
+                raise CBenchError(f"the model has {model.num_labels} output labels; a reranker needs exactly 1", source=self.source, field="model")
+            self._model = model
+        return self._model
+
+    def cache_spec(self) -> dict:
+        return {
+            "kind": "cross-encoder-score",
+            "weights": self.resolved.fingerprint,
+            "max_length": self.cfg.max_length,
+            "activation": self.cfg.activation,
+        }
+
+    def predict(self, pairs: list[tuple[str, str]], label: str) -> np.ndarray:
+        """Scores of (query, document) pairs, read from the cache where possible."""
+        if not pairs:
+            return np.zeros(0, dtype=np.float64)
+        cache = self.ctx.cache(self.cache_spec())
+        keys = [json.dumps(p, ensure_ascii=False) for p in pairs]
+        progress = self.ctx.progress
+        task = progress.add(label, total=len(keys)) if progress else None
+
+        def score(batch: list[str]) -> list[np.ndarray]:
+            todo = [tuple(json.loads(k)) for k in batch]
+            s = self.model.predict(todo, batch_size=self.cfg.batch_size, show_progress_bar=False, convert_to_numpy=True)
+            return [np.asarray([[v]], dtype=np.float32) for v in np.asarray(s, dtype=np.float32).reshape(-1)]
+
+        def advance(n: int) -> None:
+            if task is not None:
+                progress.advance(task, n)
+
+        rows, n_scored = cached_encode(cache, keys, score, on_progress=advance)
+        if task is not None:
+            progress.finish(task)
+        self.ctx.count("pairs_scored", n_scored)
+        return np.asarray([float(r[0, 0]) for r in rows], dtype=np.float64)
+
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
+        pairs: list[tuple[str, str]] = []
+        where: list[tuple[str, str]] = []
+        for qid in queries:
+            cands = sorted(first.get(qid, {}).items(), key=lambda kv: (-kv[1], kv[0]))[: self.cfg.rerank_depth]
+            for did, _ in cands:
+                pairs.append((queries[qid], corpus[did]))
+                where.append((qid, did))
+        scores = self.predict(pairs, "reranking")
+        per_query: dict[str, list[tuple[str, float]]] = {qid: [] for qid in queries}
+        for (qid, did), s in zip(where, scores.tolist(), strict=True):
+            per_query[qid].append((did, s))
+        return {qid: dict(sorted(docs, key=lambda x: (-x[1], x[0]))[:top_k]) for qid, docs in per_query.items()}
+
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        if len(a) != len(b):
+            raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
+        return self.predict(list(zip(a, b, strict=True)), "scoring pairs")
+
+    def info(self) -> dict[str, Any]:
+        r = self.resolved
+        out: dict[str, Any] = {
+            "model": self.cfg.model,
+            "model_source": r.source,
+            "model_revision": r.revision,
+            "weights_fingerprint": r.fingerprint,
+            "max_length": self.cfg.max_length if self._model is None else int(self._model.max_length),
+            "activation": self.cfg.activation,
+            "first_stage": self.cfg.first_stage,
+            "first_stage_hash": None,
+            "rerank_depth": self.cfg.rerank_depth,
+        }
+        sub = self.first_stage_submission
+        if sub is not None:
+            out["first_stage_hash"] = sub.hash
+            if self._first_stage is not None:
+                out["first_stage_info"] = self._first_stage.info()
+        return out

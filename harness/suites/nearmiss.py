@@ -1,0 +1,155 @@
+"""Near-miss suites: triplet or pair files, one dataset per category (or per file)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import urllib.request
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.data.nearmiss import Format, NearMissData, Pair, Triplet, read_records
+from harness.errors import CBenchError, DataUnavailable
+from harness.metrics.nearmiss import pair_metrics, triplet_metrics
+from harness.models import hub_offline
+from harness.scorers.base import Scorer
+from harness.suites.base import NAME_PATTERN, DatasetOutcome, EvalOptions, Suite, SuiteConfig
+
+
+class NearMissFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(pattern=NAME_PATTERN, description="dataset name when datasets come from files")
+    path: str = Field(description="relative to the suite file or to $CBENCH_DATA_DIR")
+    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    url: str | None = Field(default=None, pattern=r"^https://", description="where to fetch it when absent (online only)")
+
+
+class NearMissSuiteConfig(SuiteConfig):
+    type: Literal["nearmiss"]
+    format: Format
+    files: list[NearMissFile] = Field(min_length=1)
+    datasets_from: Literal["category", "file"] = "category"
+    split: str | None = Field(default=None, description="keep only records of this split")
+    two_positives: bool = Field(default=False, description="positive is a second positive: report tot_accuracy")
+    main_metric: str = "triplet_accuracy"
+
+
+class NearMissSuite(Suite):
+    type = "nearmiss"
+    task = "nearmiss"
+    Config = NearMissSuiteConfig
+
+    def __init__(self, config, path, data_dir):
+        super().__init__(config, path, data_dir)
+        self._records: dict[str, list] | None = None
+        self._revisions: dict[str, str] = {}
+
+    @property
+    def main_metric(self) -> str:
+        return self.config.main_metric
+
+    # -- data ------------------------------------------------------------------------------
+    def _locate(self, f: NearMissFile) -> Path:
+        rel = Path(f.path).expanduser()
+        candidates = [rel] if rel.is_absolute() else []
+        if not rel.is_absolute():
+            if self.path is not None:
+                candidates.append(self.path.parent / rel)
+            if self.data_dir is not None:
+                candidates.append(self.data_dir / rel)
+        for c in candidates:
+            if c.is_file():
+                return c
+        if f.url and not hub_offline():
+            return self._download(f)
+        tried = ", ".join(str(c) for c in candidates) or f.path
+        how = f"download {f.url} there, or " if f.url else ""
+        raise DataUnavailable(f"file not found (tried {tried}); {how}set CBENCH_DATA_DIR / --data-dir to the folder holding '{f.path}'", source=f.name)
+
+    def _download(self, f: NearMissFile) -> Path:
+        from harness.paths import cache_dir
+
+        target = cache_dir() / "downloads" / (f.sha256 or hashlib.sha256(f.url.encode()).hexdigest()) / Path(f.path).name
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                with urllib.request.urlopen(f.url, timeout=60) as r:  # noqa: S310 - https only (validated)
+                    payload = r.read()
+            except OSError as e:
+                raise DataUnavailable(f"cannot download {f.url}: {e}", source=f.name) from None
+            from harness.atomic import atomic_write_bytes
+
+            atomic_write_bytes(target, payload)
+        return target
+
+    def _load_all(self) -> dict[str, list]:
+        if self._records is not None:
+            return self._records
+        grouped: dict[str, list] = {}
+        for f in self.config.files:
+            path = self._locate(f)
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            if f.sha256 and digest != f.sha256:
+                raise CBenchError(f"sha256 mismatch for {path} (expected {f.sha256[:12]}…, got {digest[:12]}…)", source=self.path, field=f"files.{f.name}.sha256")
+            records = read_records(path, self.config.format)
+            if self.config.split is not None:
+                records = [r for r in records if r.split == self.config.split]
+            if not records:
+                raise CBenchError(f"no records{' in split ' + self.config.split if self.config.split else ''}", source=path)
+            for r in records:
+                key = f.name if self.config.datasets_from == "file" else r.category
+                grouped.setdefault(key, []).append(r)
+                self._revisions.setdefault(key, f"sha256:{digest[:16]}")
+        self._records = grouped
+        return grouped
+
+    def dataset_names(self) -> list[str]:
+        if self.config.datasets_from == "file":
+            return [f.name for f in self.config.files]
+        return list(self._load_all())
+
+    def load(self, name: str) -> NearMissData:
+        records = self._load_all().get(name, [])
+        triplets = [r for r in records if isinstance(r, Triplet)]
+        pairs = [r for r in records if isinstance(r, Pair)]
+        return NearMissData(name, triplets, pairs, self.config.two_positives, str(self.path or ""), self._revisions.get(name))
+
+    # -- evaluation ------------------------------------------------------------------------
+    def evaluate(self, scorer: Scorer, data: NearMissData, opts: EvalOptions) -> DatasetOutcome:
+        t0 = time.perf_counter()
+        if data.triplets:
+            a = [t.anchor for t in data.triplets]
+            p = [t.positive for t in data.triplets]
+            n = [t.negative for t in data.triplets]
+            if data.two_positives:
+                s = scorer.score_pairs(a + a + p, p + n + n)
+                k = len(a)
+                s_ap, s_an, s_pn = s[:k], s[k : 2 * k], s[2 * k :]
+            else:
+                s = scorer.score_pairs(a + a, p + n)
+                s_ap, s_an, s_pn = s[: len(a)], s[len(a) :], None
+            _check_finite(s, data.name)
+            t1 = time.perf_counter()
+            metrics = triplet_metrics(s_ap, s_an, s_pn)
+        else:
+            s = scorer.score_pairs([q.sentence1 for q in data.pairs], [q.sentence2 for q in data.pairs])
+            _check_finite(s, data.name)
+            t1 = time.perf_counter()
+            metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
+        return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details={"items": len(data.triplets) or len(data.pairs)})
+
+    def aggregate(self, datasets: dict[str, dict[str, float]]) -> dict[str, float]:
+        agg = super().aggregate(datasets)
+        agg.pop("n", None)
+        if datasets:
+            agg["n"] = float(sum(m.get("n", 0) for m in datasets.values()))
+        return agg
+
+
+def _check_finite(scores: np.ndarray, name: str) -> None:
+    bad = int(np.sum(~np.isfinite(scores)))
+    if bad:
+        raise CBenchError(f"the scorer returned {bad} non-finite scores (NaN or inf)", source=f"dataset {name}", field="score")
