@@ -68,7 +68,7 @@ def run(
     from harness.paths import DEFAULT_RESULTS_DIR, data_dir as resolve_data_dir
     from harness.runner import run_suite
     from harness.scorers.base import RunContext
-    from harness.scorers.registry import build_scorer
+    from harness.scorers.registry import build_submission_scorer
     from harness.submissions import Registry
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
@@ -85,7 +85,7 @@ def run(
         outcomes = []
         with Progress(enabled=not quiet and sys.stderr.isatty()) as progress:
             ctx = RunContext(device=device, use_cache=not no_cache, trust_remote_code=trust_remote_code, progress=progress, submissions=registry)
-            scorer = build_scorer(sub.config, ctx)
+            scorer = build_submission_scorer(sub, ctx)
             for s in suites:
                 t0 = time.perf_counter()
                 outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite)

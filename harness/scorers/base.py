@@ -46,6 +46,8 @@ class RunContext:
     trust_remote_code: bool = False
     progress: Any = None  # harness.ui.Progress or None
     submissions: Any = None  # harness.submissions.Registry, to resolve first stages
+    scorers: dict[str, Any] = field(default_factory=dict)  # built scorers by submission name (shared models)
+    building: set[str] = field(default_factory=set)  # submissions being built (cycle detection)
     counters: dict[str, int] = field(default_factory=dict)
     _caches: dict[str, EmbeddingCache] = field(default_factory=dict, repr=False)
 
@@ -71,9 +73,15 @@ class Scorer(ABC):
     kind: ClassVar[str]
     Config: ClassVar[type[SubmissionBase]]
 
-    def __init__(self, config: SubmissionBase, ctx: RunContext):
+    def __init__(self, config: SubmissionBase, ctx: RunContext, base_dir: Path | None = None):
         self.config = config
         self.ctx = ctx
+        self.base_dir = base_dir  # folder of the submission file: relative paths resolve here
+
+    def local_path(self, ref: str) -> Path:
+        """A path named in the submission: relative ones are relative to its file's folder."""
+        p = Path(ref).expanduser()
+        return p if p.is_absolute() or self.base_dir is None else (self.base_dir / p).resolve()
 
     @abstractmethod
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:

@@ -58,8 +58,8 @@ class EncoderScorer(EmbeddingScorer):
     kind = "encoder"
     Config = EncoderConfig
 
-    def __init__(self, config: EncoderConfig, ctx: RunContext):
-        super().__init__(config, ctx)
+    def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
         self.cfg = config
         self.similarity = config.similarity
         self._model = None

@@ -1,0 +1,104 @@
+"""`cbench train-verifier`: train a CNN/Transformer verifier on the nearmiss train split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.errors import CBenchError
+
+
+def training_triplets(suite_name: str = "nearmiss", split: str = "train") -> tuple[list[tuple[str, str, str]], str]:
+    """(anchor, positive, negative) of the suite's ``split`` and the data file it came from."""
+    from harness.data.nearmiss import Triplet, read_records
+    from harness.suites.registry import resolve_suite
+
+    suite = resolve_suite(suite_name, None)
+    out: list[tuple[str, str, str]] = []
+    sources = []
+    for f in suite.config.files:
+        path = suite._locate(f)  # noqa: SLF001 - same resolution rules as the suite
+        sources.append(str(path))
+        out += [(r.anchor, r.positive, r.negative) for r in read_records(path, suite.config.format) if isinstance(r, Triplet) and r.split == split]
+    if not out:
+        raise CBenchError(f"no '{split}' triplets", source=", ".join(sources) or suite_name)
+    return out, ", ".join(sources)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("train-verifier")
+    def train_verifier_cmd(
+        encoder: Annotated[str, typer.Option("--encoder", help="Encoder submission whose token embeddings build the maps.")],
+        arch: Annotated[str, typer.Option("--arch", help="cnn | transformer (mean/maxsim/align have no parameters).")],
+        out: Annotated[Path, typer.Option("--out", help="Output folder for checkpoint, config and curves.")],
+        end_to_end: Annotated[bool, typer.Option("--end-to-end", help="Also fine-tune the encoder (slow on CPU).")] = False,
+        steps: Annotated[int, typer.Option("--steps", min=1)] = 1000,
+        batch_size: Annotated[int, typer.Option("--batch-size", min=2)] = 32,
+        lr: Annotated[float, typer.Option("--lr")] = 1e-4,
+        seed: Annotated[int, typer.Option("--seed")] = 13,
+        temperature: Annotated[float, typer.Option("--temperature")] = 0.1,
+        max_length: Annotated[int, typer.Option("--max-length")] = 128,
+        suite: Annotated[str, typer.Option("--suite", help="Near-miss suite whose train split is used.")] = "nearmiss",
+        device: Annotated[str, typer.Option("--device")] = "cpu",
+        quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    ) -> None:
+        """Train a verifier with the reference loss (in-batch positives + own near-miss, T=0.1)."""
+        import torch
+
+        from harness.cli import fail
+        from harness.scorers.base import RunContext
+        from harness.scorers.encoder import EncoderScorer
+        from harness.scorers.registry import build_submission_scorer
+        from harness.scorers.verifier import VerifierConfig, VerifierScorer
+        from harness.submissions import Registry
+        from harness.ui import Progress, err_console, setup_logging
+        from harness.verifiers.train import train_verifier
+
+        setup_logging(quiet)
+        try:
+            if arch not in {"cnn", "transformer"}:
+                raise CBenchError(f"'{arch}' has no parameters to train; choose cnn or transformer", source="--arch")
+            triplets, source = training_triplets(suite)
+            registry = Registry()
+            with Progress(enabled=not quiet) as progress:
+                ctx = RunContext(device=device, progress=progress, submissions=registry)
+                enc = build_submission_scorer(registry.get(encoder, source="--encoder"), ctx)
+                if not isinstance(enc, EncoderScorer):
+                    raise CBenchError(f"'{encoder}' is not an encoder submission", source="--encoder")
+                helper = VerifierScorer(
+                    VerifierConfig(name="train-tokens", kind="verifier", first_stage=encoder, encoder=encoder, arch="maxsim", max_length=max_length), ctx
+                )
+                task = progress.add(f"training {arch}", total=steps)
+                done = 0
+
+                def on_step(step: int, total: int, record: dict) -> None:
+                    nonlocal done
+                    progress.advance(task, step - done)
+                    done = step
+
+                torch.manual_seed(seed)
+                report = train_verifier(
+                    arch,
+                    triplets,
+                    None if end_to_end else (lambda texts: helper.tokens(texts, "token embeddings (train)")),
+                    out,
+                    steps=steps,
+                    batch_size=batch_size,
+                    lr=lr,
+                    seed=seed,
+                    temperature=temperature,
+                    max_length=max_length,
+                    end_to_end_model=enc.model if end_to_end else None,
+                    progress=on_step,
+                )
+            if end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint
+                enc.model.save(str(out / "encoder"))
+        except CBenchError as e:
+            fail(e)
+        err_console.print(
+            f"trained {arch} on {len(triplets)} triplets from {source}: final loss {report.get('final_loss', float('nan')):.4f}, "
+            f"accuracy {report.get('final_accuracy', float('nan')):.3f}; wrote {out}",
+            highlight=False,
+        )

@@ -1,0 +1,149 @@
+"""`kind: verifier` - a first stage plus a verifier over the query x candidate token cosine map.
+
+Token embeddings are the last hidden states of a named encoder submission (special tokens
+included, truncated to ``max_length``), as in the reference experiment. Retrieval: the first
+stage's top ``rerank_depth`` per query are re-scored by the verifier and re-sorted (documents
+outside that depth are never considered). Near-miss pairs: s(a, b) = verifier(a as query, b as
+candidate). Token embeddings are cached (fp16) like pooled ones, so a second verifier over the
+same encoder encodes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from pydantic import Field
+
+from harness.cache import cached_encode
+from harness.errors import CBenchError
+from harness.scorers.base import RunContext, Scorer, SubmissionBase
+
+
+class VerifierConfig(SubmissionBase):
+    kind: Literal["verifier"]
+    first_stage: str = Field(min_length=1, description="submission whose top rerank_depth are re-scored")
+    encoder: str = Field(min_length=1, description="encoder submission whose token embeddings build the map")
+    arch: Literal["mean", "maxsim", "align", "cnn", "transformer"]
+    checkpoint: str | None = Field(default=None, description="trained verifier folder (relative: to the submission file)")
+    max_length: int = Field(default=128, gt=0, le=512)
+    rerank_depth: int = Field(default=100, gt=0, le=10_000)
+    batch_size: int = Field(default=64, gt=0, le=4096)
+
+
+class VerifierScorer(Scorer):
+    kind = "verifier"
+    Config = VerifierConfig
+
+    def __init__(self, config: VerifierConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
+        self.cfg = config
+        self._verifier = None
+        self._encoder = None
+        self._first = None
+
+    # -- parts -----------------------------------------------------------------------------
+    def _sub(self, name: str, field: str):
+        if self.ctx.submissions is None:
+            raise CBenchError(f"cannot resolve '{name}' without a submission registry", source=f"submission {self.cfg.name}", field=field)
+        sub = self.ctx.submissions.get(name, source=f"submission {self.cfg.name}: {field}")
+        if sub.name == self.cfg.name:
+            raise CBenchError("a verifier cannot use itself", source=f"submission {self.cfg.name}", field=field)
+        return sub
+
+    @property
+    def encoder(self):
+        if self._encoder is None:
+            from harness.scorers.encoder import EncoderScorer
+            from harness.scorers.registry import build_submission_scorer
+
+            scorer = build_submission_scorer(self._sub(self.cfg.encoder, "encoder"), self.ctx)
+            if not isinstance(scorer, EncoderScorer):
+                raise CBenchError(f"'{self.cfg.encoder}' is not an encoder submission", source=f"submission {self.cfg.name}", field="encoder")
+            self._encoder = scorer
+        return self._encoder
+
+    @property
+    def first_stage(self) -> Scorer:
+        if self._first is None:
+            from harness.scorers.registry import build_submission_scorer
+
+            self._first = build_submission_scorer(self._sub(self.cfg.first_stage, "first_stage"), self.ctx)
+        return self._first
+
+    @property
+    def verifier(self):
+        if self._verifier is None:
+            from harness.verifiers.archs import build_verifier
+            from harness.verifiers.train import load_verifier
+
+            if self.cfg.checkpoint:
+                folder = self.local_path(self.cfg.checkpoint)
+                if not (folder / "config.json").is_file():
+                    raise CBenchError(f"no trained verifier at {folder} (config.json missing)", source=f"submission {self.cfg.name}", field="checkpoint")
+                v = load_verifier(folder)
+                if v.arch != self.cfg.arch:
+                    raise CBenchError(f"checkpoint holds arch '{v.arch}', not '{self.cfg.arch}'", source=f"submission {self.cfg.name}", field="checkpoint")
+            else:
+                if self.cfg.arch in {"cnn", "transformer"}:
+                    raise CBenchError(f"arch '{self.cfg.arch}' needs a trained checkpoint", source=f"submission {self.cfg.name}", field="checkpoint")
+                v = build_verifier(self.cfg.arch)
+            self._verifier = v.eval()
+        return self._verifier
+
+    # -- token embeddings ------------------------------------------------------------------
+    def token_spec(self) -> dict:
+        return {"kind": "encoder-tokens", "weights": self.encoder.resolved.fingerprint, "max_length": self.cfg.max_length, "dtype": "float16"}
+
+    def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
+        from harness.verifiers.tokens import encode_tokens
+
+        cache = self.ctx.cache(self.token_spec())
+        progress = self.ctx.progress
+        task = progress.add(label, total=len(texts)) if progress else None
+
+        def encode(batch: list[str]) -> list[np.ndarray]:
+            embs = encode_tokens(self.encoder.model, batch, max_length=self.cfg.max_length, batch_size=self.encoder.cfg.batch_size)
+            return [e.detach().cpu().numpy().astype(np.float16) for e in embs]
+
+        rows, n = cached_encode(cache, texts, encode, on_progress=lambda k: progress.advance(task, k) if task is not None else None)
+        if task is not None:
+            progress.finish(task)
+        self.ctx.count("texts_encoded", n)
+        return [torch.from_numpy(r.astype(np.float32)) for r in rows]
+
+    def _score(self, a: list[str], b: list[str]) -> np.ndarray:
+        from harness.verifiers.simmap import score_pairs
+
+        uniq = list(dict.fromkeys(a + b))
+        embs = dict(zip(uniq, self.tokens(uniq), strict=True))
+        return score_pairs(self.verifier, [embs[t] for t in a], [embs[t] for t in b], batch_size=self.cfg.batch_size)
+
+    # -- Scorer ----------------------------------------------------------------------------
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
+        pairs = [(qid, did) for qid, docs in first.items() for did in docs]
+        scores = self._score([queries[q] for q, _ in pairs], [corpus[d] for _, d in pairs]) if pairs else np.zeros(0)
+        run: dict[str, dict[str, float]] = {qid: {} for qid in first}
+        for (qid, did), s in zip(pairs, scores, strict=True):
+            run[qid][did] = float(s)
+        return {qid: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:top_k]) for qid, docs in run.items()}
+
+    def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        return self._score(a, b)
+
+    def info(self) -> dict[str, Any]:
+        v = self.verifier
+        return {
+            "first_stage": self.cfg.first_stage,
+            "first_stage_info": self.first_stage.info(),
+            "rerank_depth": self.cfg.rerank_depth,
+            "verifier": self.cfg.arch,
+            "verifier_parameters": sum(p.numel() for p in v.parameters()),
+            "checkpoint": self.cfg.checkpoint,
+            "encoder": self.cfg.encoder,
+            "token_max_length": self.cfg.max_length,
+            "weights_fingerprint": self.encoder.resolved.fingerprint,
+        }
