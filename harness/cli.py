@@ -133,7 +133,7 @@ def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
         fail(e)
     table = Table()
     for col in ("name", "kind", "model", "parameters", "file"):
-        table.add_column(col)
+        table.add_column(col, no_wrap=col == "name")
     for s in subs.values():
         params = s.config.parameters
         table.add_row(s.name, s.kind, str(getattr(s.config, "model", "") or ""), f"{params:,}" if params else "", str(s.path))

@@ -34,11 +34,13 @@ class SuiteOutcome:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def _compatible(old: Results, sub: Submission, suite: Suite, opts: EvalOptions) -> str | None:
+def _compatible(old: Results, sub: Submission, deps: dict[str, str], suite: Suite, opts: EvalOptions) -> str | None:
     """Why an existing results file cannot be resumed (None when it can)."""
     m = old.metadata
     if m.submission_hash != sub.hash:
         return "the submission changed"
+    if m.dependencies != deps:
+        return "a submission it builds on (first stage / encoder) changed"
     if m.suite_hash != suite.hash:
         return "the suite definition changed"
     if m.limit_queries != opts.limit_queries:
@@ -59,6 +61,7 @@ def run_suite(
     overwrite: bool = False,
 ) -> SuiteOutcome:
     path = results_path(results_dir, sub.name, suite.name)
+    deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path) + ".lock"):
         for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
@@ -69,7 +72,7 @@ def run_suite(
                 old = read_results(path)
             except CBenchError as e:
                 log.warning("%s; recomputing", e.line)
-            if old is not None and (why := _compatible(old, sub, suite, opts)):
+            if old is not None and (why := _compatible(old, sub, deps, suite, opts)):
                 log.warning("%s: %s; recomputing all datasets", path, why)
                 old = None
         datasets: dict[str, dict[str, float]] = dict(old.datasets) if old else {}
@@ -134,6 +137,7 @@ def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, 
     meta = Metadata(
         **env,
         submission_hash=sub.hash,
+        dependencies=ctx.submissions.dependencies(sub) if ctx.submissions is not None else {},
         submission_file=str(sub.path) if sub.path else None,
         submission_config=sub.config.model_dump(mode="json"),
         scorer=info,

@@ -12,7 +12,7 @@ import pytest
 import pytrec_eval
 from typer.testing import CliRunner
 
-from conftest import MEDLINE
+from cbench_testutil import MEDLINE
 from harness.cli import app
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not MEDLINE.is_dir(), reason="shared medline data not present")]

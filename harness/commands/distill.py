@@ -67,20 +67,24 @@ def pooling_of(folder: Path) -> str:
     return "mean"
 
 
-class _RichTqdm:
-    """Stand-in for the tqdm bar model2vec opens while it encodes the vocabulary."""
+class _Bar:
+    """Stand-in for the tqdm bar model2vec opens while it encodes the vocabulary: a Rich task
+    when the progress display is on, silent otherwise (no tqdm lines in logs or --quiet)."""
 
     def __init__(self, progress: Any, *args: Any, total: int | None = None, desc: str | None = None, **kwargs: Any):
         self.progress = progress
-        self.task = progress.add(desc or "distilling", total=total)
+        self.task = progress.add(desc or "distilling", total=total) if progress is not None else None
 
     def update(self, n: int = 1) -> None:
-        self.progress.advance(self.task, n)
+        if self.task is not None:
+            self.progress.advance(self.task, n)
 
     def close(self) -> None:
-        self.progress.finish(self.task)
+        if self.task is not None:
+            self.progress.finish(self.task)
+            self.task = None
 
-    def __enter__(self) -> _RichTqdm:
+    def __enter__(self) -> _Bar:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -88,15 +92,16 @@ class _RichTqdm:
 
 
 @contextlib.contextmanager
-def rich_progress_for_model2vec(progress: Any) -> Iterator[None]:
-    """Route model2vec's vocabulary-encoding progress into our Rich progress while distilling."""
+def model2vec_progress(progress: Any) -> Iterator[None]:
+    """Route model2vec's vocabulary-encoding progress bar into ours while distilling."""
     import model2vec.distill.inference as inference
 
     original = getattr(inference, "tqdm", None)
-    if original is None or not progress.enabled:
+    if original is None:  # another model2vec version: leave its own bar alone
         yield
         return
-    inference.tqdm = lambda *a, **k: _RichTqdm(progress, *a, **k)
+    shown = progress if progress is not None and getattr(progress, "enabled", False) else None
+    inference.tqdm = lambda *a, **k: _Bar(shown, *a, **k)
     try:
         yield
     finally:
@@ -113,6 +118,15 @@ def _import_distill():
         hint = SKELETOKEN_HINT if missing == "skeletoken" else f"pip install {missing}"
         raise CBenchError(f"needs model2vec's distill extra; module '{missing}' is not installed: {hint}", source=SOURCE) from None
     return distill
+
+
+def _set_card_license(readme: Path, license_: str | None) -> None:
+    """model2vec's card says `license: mit`; a distilled model inherits the encoder's licence."""
+    if not readme.is_file():
+        return
+    text = readme.read_text()
+    value = license_ or "other"
+    readme.write_text(re.sub(r"^license: .*$", f"license: {value}", text, count=1, flags=re.MULTILINE))
 
 
 def _folder_size(folder: Path) -> int:
@@ -156,7 +170,7 @@ def distill_submission(
 
     t0 = time.perf_counter()
     try:
-        with rich_progress_for_model2vec(progress):
+        with model2vec_progress(progress):
             model = distill(
                 model_name=str(folder),
                 pca_dims=pca_dims,
@@ -177,6 +191,7 @@ def distill_submission(
     tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:8]}"
     try:
         model.save_pretrained(tmp, model_name=out.name)
+        _set_card_license(tmp / "README.md", cfg.license)
         if out.exists():
             shutil.rmtree(out) if out.is_dir() else out.unlink()
         os.replace(tmp, out)

@@ -26,6 +26,7 @@ from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.models import ResolvedModel, check_remote_code, resolve_model
 from harness.scorers.base import NAME_PATTERN, RunContext, Scorer, SubmissionBase
+from harness.scorers.static import looks_relative
 
 
 class CrossEncoderConfig(SubmissionBase):
@@ -62,8 +63,8 @@ class CrossEncoderScorer(Scorer):
     kind = "cross-encoder"
     Config = CrossEncoderConfig
 
-    def __init__(self, config: CrossEncoderConfig, ctx: RunContext):
-        super().__init__(config, ctx)
+    def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
         self._resolved: ResolvedModel | None = None
@@ -97,15 +98,18 @@ class CrossEncoderScorer(Scorer):
     @property
     def first_stage(self) -> Scorer:
         if self._first_stage is None:
-            from harness.scorers.registry import build_scorer
+            from harness.scorers.registry import build_submission_scorer
 
-            self._first_stage = build_scorer(self.first_stage_submission.config, self.ctx)
+            # Shared with any other submission of this run that uses the same first stage.
+            self._first_stage = build_submission_scorer(self.first_stage_submission, self.ctx)
         return self._first_stage
 
     @property
     def resolved(self) -> ResolvedModel:
         if self._resolved is None:
-            self._resolved = resolve_model(self.cfg.model, self.cfg.revision, source=self.source)
+            ref = self.cfg.model
+            location = str(self.local_path(ref)) if looks_relative(ref) else ref  # ./x, ../x: next to the YAML
+            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
         return self._resolved
 
     @property
@@ -167,6 +171,7 @@ class CrossEncoderScorer(Scorer):
         return np.asarray([float(r[0, 0]) for r in rows], dtype=np.float64)
 
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+        self.resolved  # noqa: B018 - a missing model fails before the first stage runs
         first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
         pairs: list[tuple[str, str]] = []
         where: list[tuple[str, str]] = []
@@ -184,6 +189,7 @@ class CrossEncoderScorer(Scorer):
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):
             raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
+        self.resolved  # noqa: B018
         return self.predict(list(zip(a, b, strict=True)), "scoring pairs")
 
     def info(self) -> dict[str, Any]:

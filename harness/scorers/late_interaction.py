@@ -9,11 +9,14 @@ MaxSim(q, d) = sum over query tokens of the best cosine with any document token.
 Retrieval:
 - exact (corpus <= ``exact_max_docs`` documents): every document is scored by MaxSim, in
   chunks of documents of similar length, so memory stays bounded;
-- voyager (larger corpora): pylate's Voyager HNSW index over all document tokens proposes
-  candidates (the ``k_token`` nearest document tokens of each query token, pylate's
-  ``retrieve.ColBERT`` scheme); the candidates are then scored by the same exact MaxSim as
-  above, so a document's score never depends on the search method. PLAID is not used: pylate
-  1.2.0 builds it from C++ extensions compiled at run time. ``info()`` records which ran.
+- voyager (larger corpora): an HNSW index (voyager, cosine) over all document tokens proposes
+  candidates: the documents of the ``k_token`` nearest document tokens of each query token
+  (the scheme of pylate's ``indexes.Voyager`` + ``retrieve.ColBERT``); the candidates are then
+  scored by the same exact MaxSim as above, so a document's score never depends on the search
+  method. voyager is called directly because pylate 1.2.0's Voyager wrapper passes lists
+  where voyager 2.x wants arrays (``add_items`` raises TypeError), and it also needs no
+  SQLite files. PLAID is not used: pylate 1.2.0 builds it from C++ extensions compiled at run
+  time. ``info()`` records which search ran.
 
 Pair scores (near-miss suite): s(a, b) = MaxSim(a as query, b as document) / number of query
 tokens of ``a`` (``query_length`` after expansion), i.e. the mean over query tokens of the best
@@ -27,7 +30,6 @@ configured length of that role; scores are computed in float32.
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -39,9 +41,11 @@ from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.models import ResolvedModel, check_remote_code, resolve_model
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.scorers.static import looks_relative
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
+QUERY_BLOCK = 256  # queries whose full score rows are held at once (exact search)
 
 
 class LateInteractionConfig(SubmissionBase):
@@ -56,59 +60,87 @@ class LateInteractionConfig(SubmissionBase):
     trust_remote_code: bool = False
 
 
-def _pad(rows: list[torch.Tensor], device: str) -> tuple[torch.Tensor, torch.Tensor]:
-    """Stack (n_i, d) tensors into (len, max n_i, d) float32 zeros-padded, plus a (len, max n_i) mask."""
+PAD_SCORE = -1.0e4  # what a padding position scores against any query token (cosines are >= -1)
+
+
+def _pad(rows: list[torch.Tensor], device: str, *, queries: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Stack (n_i, d) tensors into a zero-padded (len, max n_i, d + 1) float32 tensor plus a mask.
+
+    The extra last column is 1 for query rows; for document rows it is 0 at real tokens and
+    PAD_SCORE at padding, so a plain matrix product already gives every padding
+    position PAD_SCORE and the max over document tokens never picks one (no masking pass).
+    """
     longest = max(max(r.shape[0] for r in rows), 1)
-    padded = torch.zeros((len(rows), longest, rows[0].shape[1]), dtype=torch.float32)
+    padded = torch.zeros((len(rows), longest, rows[0].shape[1] + 1), dtype=torch.float32)
     mask = torch.zeros((len(rows), longest), dtype=torch.bool)
     for i, r in enumerate(rows):
-        padded[i, : r.shape[0]] = r.float()
+        padded[i, : r.shape[0], :-1] = r.float()
         mask[i, : r.shape[0]] = True
+    padded[..., -1] = 1.0 if queries else torch.where(mask, 0.0, PAD_SCORE)
     return padded.to(device), mask.to(device)
 
 
-def maxsim(queries: list[torch.Tensor], docs: list[torch.Tensor], device: str = "cpu") -> torch.Tensor:
-    """(len(queries), len(docs)) MaxSim scores. Each tensor is (tokens, dim); padding never counts.
+class PaddedDocs:
+    """Document token matrices, sorted by length and padded into chunks once, scored many times.
 
-    Documents are sorted by length and cut into chunks of at most DOC_TOKENS_PER_CHUNK padded
-    tokens; queries go QUERY_CHUNK at a time, so memory is bounded by
+    A chunk holds at most DOC_TOKENS_PER_CHUNK padded tokens; queries are scored a few at a time,
+    so memory beyond the documents themselves is bounded by
     QUERY_CHUNK x query tokens x DOC_TOKENS_PER_CHUNK scores.
     """
-    out = torch.zeros((len(queries), len(docs)), dtype=torch.float32)
-    if not queries or not docs:
+
+    def __init__(self, docs: list[torch.Tensor], device: str = "cpu"):
+        self.n = len(docs)
+        self.device = device
+        self.chunks: list[tuple[torch.Tensor, torch.Tensor]] = []
+        order = sorted(range(len(docs)), key=lambda i: docs[i].shape[0])
+        start = 0
+        while start < len(order):
+            end = start + 1  # sorted by length: the last document of a chunk is its longest
+            while end < len(order) and (end - start + 1) * max(docs[order[end]].shape[0], 1) <= DOC_TOKENS_PER_CHUNK:
+                end += 1
+            idx = order[start:end]
+            padded, _ = _pad([docs[i] for i in idx], device, queries=False)
+            self.chunks.append((torch.tensor(idx), padded))
+            start = end
+
+    def scores(self, queries: list[torch.Tensor]) -> torch.Tensor:
+        """(len(queries), n) MaxSim scores, float32 on the CPU."""
+        out = torch.zeros((len(queries), self.n), dtype=torch.float32)
+        if not queries or not self.n:
+            return out
+        q_chunk = max(1, QUERY_CHUNK * 32 // max(32, max(q.shape[0] for q in queries)))
+        with torch.inference_mode():
+            for qs in range(0, len(queries), q_chunk):
+                qpad, qmask = _pad(queries[qs : qs + q_chunk], self.device, queries=True)
+                nq, lq, h = qpad.shape
+                flat_q = qpad.reshape(nq * lq, h)
+                for cols, padded in self.chunks:
+                    b, ld, _ = padded.shape
+                    sim = (flat_q @ padded.reshape(b * ld, h).T).reshape(nq, lq, b, ld)
+                    best = sim.amax(dim=3)  # (Q, Lq, B)
+                    best = torch.where(best <= PAD_SCORE / 2, torch.zeros_like(best), best)  # document without tokens
+                    out[qs : qs + nq, cols] = (best * qmask[:, :, None]).sum(dim=1).cpu()
         return out
-    order = sorted(range(len(docs)), key=lambda i: docs[i].shape[0])
-    chunks: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
-    start = 0
-    while start < len(order):
-        end = start + 1  # sorted by length: the last document of a chunk is its longest
-        while end < len(order) and (end - start + 1) * max(docs[order[end]].shape[0], 1) <= DOC_TOKENS_PER_CHUNK:
-            end += 1
-        idx = order[start:end]
-        padded, mask = _pad([docs[i] for i in idx], device)
-        chunks.append((torch.tensor(idx), padded, mask))
-        start = end
-    q_chunk = max(1, QUERY_CHUNK // max(1, max(q.shape[0] for q in queries) // 32))
-    with torch.inference_mode():
-        for qs in range(0, len(queries), q_chunk):
-            qpad, qmask = _pad(queries[qs : qs + q_chunk], device)
-            for cols, padded, mask in chunks:
-                sim = torch.einsum("ash,bth->abst", qpad, padded)  # (Q, B, Lq, Ld)
-                sim = sim.masked_fill(~mask[None, :, None, :], float("-inf"))
-                best = sim.max(dim=3).values  # (Q, B, Lq)
-                best = torch.where(torch.isinf(best), torch.zeros_like(best), best)  # document without tokens
-                best = best * qmask[:, None, :]
-                out[qs : qs + qpad.shape[0], cols] = best.sum(dim=2).cpu()
-    return out
+
+
+def maxsim(queries: list[torch.Tensor], docs: list[torch.Tensor], device: str = "cpu") -> torch.Tensor:
+    """(len(queries), len(docs)) MaxSim scores. Each tensor is (tokens, dim); padding never counts."""
+    return PaddedDocs(docs, device).scores(queries)
 
 
 def top_k(scores: torch.Tensor, q_ids: list[str], doc_ids: list[str], k: int) -> dict[str, dict[str, float]]:
-    """Best k per row, ties broken by document id."""
+    """Best k per row, ties broken by document id (everything tied with the k-th is sorted)."""
     run: dict[str, dict[str, float]] = {}
+    if k <= 0 or not doc_ids:
+        return {q: {} for q in q_ids}
+    kk = min(k, len(doc_ids))
     for r, qid in enumerate(q_ids):
-        row = scores[r].tolist()
-        ranked = sorted(range(len(doc_ids)), key=lambda j: (-row[j], doc_ids[j]))[:k]
-        run[qid] = {doc_ids[j]: float(row[j]) for j in ranked}
+        row = scores[r]
+        kth = torch.topk(row, kk).values[-1]
+        cand = torch.nonzero(row >= kth).flatten().tolist()
+        vals = row.tolist()
+        ranked = sorted(cand, key=lambda j: (-vals[j], doc_ids[j]))[:kk]
+        run[qid] = {doc_ids[j]: float(vals[j]) for j in ranked}
     return run
 
 
@@ -124,8 +156,8 @@ class LateInteractionScorer(Scorer):
     kind = "late-interaction"
     Config = LateInteractionConfig
 
-    def __init__(self, config: LateInteractionConfig, ctx: RunContext):
-        super().__init__(config, ctx)
+    def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
         self._resolved: ResolvedModel | None = None
@@ -138,7 +170,9 @@ class LateInteractionScorer(Scorer):
     @property
     def resolved(self) -> ResolvedModel:
         if self._resolved is None:
-            self._resolved = resolve_model(self.cfg.model, self.cfg.revision, source=self.source)
+            ref = self.cfg.model
+            location = str(self.local_path(ref)) if looks_relative(ref) else ref  # ./x, ../x: next to the YAML
+            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
         return self._resolved
 
     @property
@@ -223,30 +257,36 @@ class LateInteractionScorer(Scorer):
         qs = self.embed([queries[q] for q in q_ids], "query")
         if len(doc_ids) <= self.cfg.exact_max_docs:
             self.searches.add("exact")
-            return top_k(maxsim(qs, docs, self.ctx.device), q_ids, doc_ids, top_k_)
+            padded = PaddedDocs(docs, self.ctx.device)
+            run: dict[str, dict[str, float]] = {}
+            for start in range(0, len(q_ids), QUERY_BLOCK):  # bounded (block x documents) score matrix
+                block = slice(start, start + QUERY_BLOCK)
+                run.update(top_k(padded.scores(qs[block]), q_ids[block], doc_ids, top_k_))
+            return run
         self.searches.add("voyager")
         return self._voyager(qs, docs, q_ids, doc_ids, top_k_)
 
     def _voyager(self, qs, docs, q_ids, doc_ids, k) -> dict[str, dict[str, float]]:
-        from pylate import indexes
+        """Candidates from an HNSW index over all document tokens, then exact MaxSim on them."""
+        from voyager import Index, Space
 
-        dim = docs[0].shape[1]
-        run: dict[str, dict[str, float]] = {}
-        pos = {d: i for i, d in enumerate(doc_ids)}
+        token_doc = np.concatenate([np.full(d.shape[0], i, dtype=np.int64) for i, d in enumerate(docs)])
+        vectors = torch.cat([d.float() for d in docs]).numpy()
+        index = Index(Space.Cosine, num_dimensions=vectors.shape[1], M=64, ef_construction=200)
+        index.add_items(np.ascontiguousarray(vectors, dtype=np.float32), ids=list(range(len(vectors))))
+        k_token = min(self.cfg.k_token, len(vectors))
         progress = self.ctx.progress
-        with tempfile.TemporaryDirectory(prefix="cbench-voyager-") as tmp:
-            index = indexes.Voyager(index_folder=tmp, index_name="index", override=True, embedding_size=dim)
-            index.add_documents(documents_ids=doc_ids, documents_embeddings=[d.float().numpy() for d in docs])
-            task = progress.add("voyager search", total=len(q_ids)) if progress else None
-            for qid, q in zip(q_ids, qs, strict=True):
-                found = index(queries_embeddings=[q.float().numpy()], k=self.cfg.k_token)["documents_ids"][0]
-                cand = sorted({d for token_hits in found for d in token_hits}, key=pos.__getitem__)
-                scores = maxsim([q], [docs[pos[d]] for d in cand], self.ctx.device)
-                run.update(top_k(scores, [qid], cand, k))
-                if task is not None:
-                    progress.advance(task, 1)
+        task = progress.add("voyager search", total=len(q_ids)) if progress else None
+        run: dict[str, dict[str, float]] = {}
+        for qid, q in zip(q_ids, qs, strict=True):
+            ids, _ = index.query(np.ascontiguousarray(q.float().numpy()), k=k_token, query_ef=max(200, k_token))
+            cand = np.unique(token_doc[np.asarray(ids, dtype=np.int64).reshape(-1)]).tolist()
+            scores = maxsim([q], [docs[i] for i in cand], self.ctx.device)
+            run.update(top_k(scores, [qid], [doc_ids[i] for i in cand], k))
             if task is not None:
-                progress.finish(task)
+                progress.advance(task, 1)
+        if task is not None:
+            progress.finish(task)
         return run
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:

@@ -34,15 +34,13 @@ texts) clip to 0. Identical texts score exactly 1. The computation is determinis
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field
 
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
-
-METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-
 
 class LexicalConfig(SubmissionBase):
     kind: Literal["lexical"]
@@ -115,8 +113,8 @@ class LexicalScorer(Scorer):
     kind = "lexical"
     Config = LexicalConfig
 
-    def __init__(self, config: LexicalConfig, ctx: RunContext):
-        super().__init__(config, ctx)
+    def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
         self.cfg = config
 
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:

@@ -1,11 +1,10 @@
 """`kind: static` - a model2vec static embedding model (token vectors averaged), exact search.
 
 ``model`` is a hub id or a local folder. A relative folder (``./x``, ``../x``) is resolved
-against the folder of the submission YAML that declares it (the shipped
+against the folder of the submission YAML that declares it (Scorer.base_dir; the shipped
 ``submissions/minilm-static.yaml`` says ``model: ../models/minilm-static``), so the
-submission works from any working directory. When the YAML cannot be identified (a file given
-by path that is not in a submissions folder, or a config built in code) the path is taken as
-given, i.e. relative to the current directory.
+submission works from any working directory. A config built in code (no file) takes the path
+as given, i.e. relative to the current directory.
 
 A static model has no query/document asymmetry, so both roles share one cache namespace.
 """
@@ -34,21 +33,9 @@ class StaticConfig(SubmissionBase):
     batch_size: int = Field(default=1024, gt=0, le=1_000_000)
 
 
-def model_reference(cfg: StaticConfig, ctx: RunContext) -> str:
-    """``cfg.model`` with a relative folder made absolute against its submission file's folder."""
-    ref = cfg.model
-    if not ref.startswith(("./", "../", ".\\", "..\\")) and ref not in {".", ".."}:
-        return ref
-    registry = ctx.submissions
-    path = None
-    if registry is not None:
-        try:
-            sub = registry.all().get(cfg.name)
-        except CBenchError:
-            sub = None
-        if sub is not None and sub.path is not None and sub.config == cfg:
-            path = sub.path
-    return str((path.parent / ref).resolve()) if path is not None else ref
+def looks_relative(ref: str) -> bool:
+    """``./x``, ``../x``: a folder relative to the submission file (a bare ``org/name`` is a hub id)."""
+    return ref in {".", ".."} or ref.startswith(("./", "../", ".\\", "..\\"))
 
 
 class StaticScorer(EmbeddingScorer):
@@ -56,8 +43,8 @@ class StaticScorer(EmbeddingScorer):
     Config = StaticConfig
     similarity = "cosine"
 
-    def __init__(self, config: StaticConfig, ctx: RunContext):
-        super().__init__(config, ctx)
+    def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None):
+        super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
         self._resolved: ResolvedModel | None = None
@@ -69,7 +56,9 @@ class StaticScorer(EmbeddingScorer):
     @property
     def resolved(self) -> ResolvedModel:
         if self._resolved is None:
-            self._resolved = resolve_model(model_reference(self.cfg, self.ctx), self.cfg.revision, source=self.source)
+            ref = self.cfg.model
+            location = str(self.local_path(ref)) if looks_relative(ref) else ref
+            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
         return self._resolved
 
     @property

@@ -16,6 +16,9 @@ from harness.scorers.registry import SCORERS
 from harness.yamlfile import load_yaml, validate_as
 
 
+DEPENDENCY_FIELDS = ("first_stage", "encoder")  # fields that name another submission
+
+
 @dataclass(frozen=True)
 class Submission:
     config: SubmissionBase
@@ -86,6 +89,21 @@ class Registry:
         guess = difflib.get_close_matches(name, list(subs), n=1)
         hint = f" (did you mean '{guess[0]}'?)" if guess else ""
         raise CBenchError(f"no submission named '{name}'{hint}", source=source)
+
+    def dependencies(self, sub: Submission) -> dict[str, str]:
+        """Hashes of the submissions this one builds on (first_stage, encoder), recursively, so
+        results are recomputed when any of them changes."""
+        out: dict[str, str] = {}
+        todo = [sub]
+        while todo:
+            current = todo.pop()
+            for field in DEPENDENCY_FIELDS:
+                name = getattr(current.config, field, None)
+                if isinstance(name, str) and name not in out and name != sub.name:
+                    dep = self.get(name, source=f"{current.path or current.name}: {field}")
+                    out[name] = dep.hash
+                    todo.append(dep)
+        return dict(sorted(out.items()))
 
     def resolve(self, ref: str) -> Submission:
         """--model: a registered name, a submission YAML path, or a model id/folder (ad-hoc encoder)."""

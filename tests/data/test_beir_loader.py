@@ -1,6 +1,6 @@
 import pytest
 
-from conftest import MEDLINE, write_beir
+from cbench_testutil import MEDLINE, write_beir
 from harness.data.retrieval import load_beir_folder
 from harness.errors import CBenchError
 

@@ -1,0 +1,88 @@
+"""kind: lexical (BM25 via bm25s): end to end through the CLI, ranking, pair-score normalisation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.errors import CBenchError
+from harness.scorers.base import RunContext
+from harness.scorers.lexical import LexicalConfig, LexicalScorer
+from harness.submissions import load_submission
+from harness.paths import SUBMISSIONS_DIR
+
+from .conftest import QUERIES, QRELS, cbench, corpus_texts, read_result, run_submission, write_submission
+
+
+def scorer(**kw) -> LexicalScorer:
+    return LexicalScorer(LexicalConfig(name="t-bm25", kind="lexical", **kw), RunContext(use_cache=False))
+
+
+def test_cli_end_to_end(beir_dir, tmp_path):
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "t-bm25", "kind": "lexical", "k1": 1.2, "b": 0.75})
+    res = run_submission("t-bm25", beir_dir, tmp_path / "results", subs)
+    assert res.exit_code == 0, res.output
+    out = read_result(tmp_path / "results", "t-bm25")
+    assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(1.0)
+    assert out["metadata"]["scorer"]["method"] == "lucene"
+    assert out["metadata"]["scorer"]["top_k"] == 5
+
+
+def test_exact_term_document_ranks_first():
+    run = scorer().retrieve(QUERIES, corpus_texts(), 3)
+    for qid, relevant in QRELS.items():
+        assert next(iter(run[qid])) == relevant
+        assert len(run[qid]) <= 3
+
+
+def test_only_matching_documents_and_deterministic_ties():
+    corpus = {"b": "red apple", "a": "red apple", "c": "green pear"}
+    run = scorer().retrieve({"q": "red", "none": "the of"}, corpus, 10)
+    assert list(run["q"]) == ["a", "b"]  # tie broken by document id, 'c' shares no term
+    assert run["none"] == {}  # only stopwords: nothing matches
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
+def test_pair_scores_normalised(method):
+    a = ["a red car parked outside", "a red car parked outside", "the of and", "red car", "blue bicycle", ""]
+    b = ["a red car parked outside", "red car", "the of and", "a red car parked outside", "green tree", "x"]
+    s = scorer(method=method).score_pairs(a, b)
+    assert s.shape == (len(a),)
+    assert np.all((s >= 0) & (s <= 1))
+    assert s[0] == pytest.approx(1.0)  # identical texts
+    assert s[2] == 0.0 and s[5] == 0.0  # self-score 0 (stopwords only, empty) -> 0
+    assert s[4] == 0.0  # no shared term
+    assert 0 < s[3] < 1  # b covers only part of a's terms
+
+
+def test_pair_scores_deterministic_and_order_independent():
+    a = ["the cat sat on the mat", "dogs bark at night", "the cat sat on the mat"]
+    b = ["the mat sat on the cat", "cats bark at night", "a cat on a mat"]
+    s1 = scorer().score_pairs(a, b)
+    s2 = scorer().score_pairs(a, b)
+    perm = [2, 0, 1]
+    s3 = scorer().score_pairs([a[i] for i in perm], [b[i] for i in perm])
+    assert np.array_equal(s1, s2)
+    assert np.allclose(s3, s1[perm])
+    assert s1[0] == pytest.approx(1.0)  # same bag of words
+
+
+def test_score_pairs_length_mismatch():
+    with pytest.raises(ValueError):
+        scorer().score_pairs(["a"], [])
+
+
+def test_shipped_submission_valid():
+    sub = load_submission(SUBMISSIONS_DIR / "bm25.yaml")
+    assert sub.kind == "lexical" and sub.name == "bm25"
+    assert cbench("submissions", "validate", str(SUBMISSIONS_DIR / "bm25.yaml")).exit_code == 0
+
+
+def test_bad_config_is_one_line(tmp_path):
+    path = write_submission(tmp_path, {"name": "t-bad", "kind": "lexical", "method": "okapi", "stemmer": "porter"})
+    res = cbench("submissions", "validate", str(path))
+    assert res.exit_code == 2
+    assert "Traceback" not in res.output
+    with pytest.raises(CBenchError):
+        load_submission(path)
