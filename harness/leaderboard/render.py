@@ -52,7 +52,7 @@ def fmt_score(x: float | None) -> str:
 
 
 def fmt_params(n: int | None) -> str:
-    if not n:
+    if n is None:
         return MISSING
     for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if n >= div:
@@ -98,7 +98,7 @@ def main_cells(row: Row) -> list[Out]:
         Out(str(row.rank), str(row.rank), row.rank),
         Out(row.submission, row.submission, row.submission.lower(), "; ".join(row.notes) or None),
         Out(row.kind, row.kind, row.kind),
-        Out(fmt_params(row.parameters), str(row.parameters or ""), row.parameters),
+        Out(fmt_params(row.parameters), "" if row.parameters is None else str(row.parameters), row.parameters),
         _score(row.retrieval),
         _score(row.composition),
     ]

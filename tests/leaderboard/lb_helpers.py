@@ -1,0 +1,102 @@
+"""Test helpers: submission YAMLs and complete results files (metadata filled in) in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.results import Metadata, Results, results_path, write_results
+from harness.submissions import load_submission
+
+NEARMISS_CATEGORIES = ["negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"]
+
+
+def write_submission(folder: Path, name: str, *, parameters: int | None = 1000, description: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.yaml"
+    lines = [f"name: {name}", "kind: encoder", f"model: org/{name}", "license: apache-2.0", "url: https://example.org/model"]
+    if parameters is not None:
+        lines.append(f"parameters: {parameters}")
+    if description:
+        lines.append(f"description: {description}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def submission_hash(folder: Path, name: str) -> str:
+    return load_submission(folder / f"{name}.yaml").hash
+
+
+def metadata(submission: str, datasets: list[str], *, submission_hash: str = "0" * 16, kind: str = "encoder", limit_queries: int | None = None) -> Metadata:
+    return Metadata(
+        cbench_version="0.1.0",
+        git_commit=None,
+        python="3.11.0",
+        platform="test",
+        packages={},
+        submission_hash=submission_hash,
+        submission_file=None,
+        submission_config={"name": submission, "kind": kind, "model": f"org/{submission}", "parameters": 1000, "license": "apache-2.0", "max_seq_length": 256, "similarity": "cosine"},
+        scorer={"model": f"org/{submission}", "model_revision": "abc123", "similarity": "cosine", "max_seq_length": 256, "top_k": 100},
+        suite_hash="1" * 16,
+        suite_file=None,
+        dataset_revisions={d: f"rev-{d}" for d in datasets},
+        dataset_sources={d: "test" for d in datasets},
+        device="cpu",
+        torch_threads=1,
+        timings={d: {"load": 0.5, "retrieve": 1.0} for d in datasets},
+        counters={},
+        limit_queries=limit_queries,
+        date="2025-01-01T00:00:00+00:00",
+        command="cbench run",
+    )
+
+
+def retrieval_results(submission: str, suite: str, scores: dict[str, float], *, skipped: dict[str, str] | None = None, complete: bool | None = None, **meta) -> Results:
+    datasets = {d: {"ndcg@10": s, "mrr@10": s + 0.05, "recall@100": min(1.0, s + 0.3), "map@100": s - 0.05} for d, s in scores.items()}
+    skipped = skipped or {}
+    done = complete if complete is not None else not skipped
+    agg = {k: sum(m[k] for m in datasets.values()) / len(datasets) for k in next(iter(datasets.values()))} if datasets else {}
+    return Results(
+        submission=submission,
+        suite=suite,
+        task="retrieval",
+        main_metric="ndcg@10",
+        main_score=agg.get("ndcg@10") if done else None,
+        complete=done,
+        datasets=datasets,
+        aggregate=agg,
+        skipped=skipped,
+        metadata=metadata(submission, list(scores), **meta),
+    )
+
+
+def nearmiss_results(submission: str, suite: str, accuracy: float, *, categories: list[str] | None = None, skipped: dict[str, str] | None = None, **meta) -> Results:
+    main = "tot_accuracy" if suite == "sugarcrepe-pp" else "triplet_accuracy"
+    cats = categories if categories is not None else NEARMISS_CATEGORIES
+    datasets = {}
+    for i, c in enumerate(cats):
+        acc = accuracy + (i - len(cats) // 2) * 0.01
+        m = {"triplet_accuracy": acc, "auroc": acc, "false_accept@95": 1 - acc, "mean_sim_positive": 0.8, "mean_sim_negative": 0.6, "sim_gap": 0.2}
+        if main == "tot_accuracy":
+            m["tot_accuracy"] = acc - 0.1
+        datasets[c] = m
+    skipped = skipped or {}
+    agg = {k: sum(m[k] for m in datasets.values()) / len(datasets) for k in next(iter(datasets.values()))} if datasets else {}
+    return Results(
+        submission=submission,
+        suite=suite,
+        task="nearmiss",
+        main_metric=main,
+        main_score=None if skipped else agg.get(main),
+        complete=not skipped,
+        datasets=datasets,
+        aggregate=agg,
+        skipped=skipped,
+        metadata=metadata(submission, cats, **meta),
+    )
+
+
+def save(results_dir: Path, r: Results) -> Path:
+    path = results_path(results_dir, r.submission, r.suite)
+    write_results(path, r)
+    return path

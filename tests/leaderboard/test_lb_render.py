@@ -1,0 +1,125 @@
+"""The four leaderboard files: contents, self-containedness, determinism."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from lb_helpers import nearmiss_results, retrieval_results, save, submission_hash
+
+from harness import __version__
+from harness.leaderboard.collect import build
+from harness.leaderboard.pareto import RANKING_RULE
+from harness.leaderboard.render import FILES, write_all
+from harness.submissions import Registry
+
+
+@pytest.fixture
+def board(env):
+    subs, results = env
+    h = {n: submission_hash(subs, n) for n in ("alpha", "beta", "gamma")}
+    save(results, retrieval_results("alpha", "classic-ir", {"cranfield": 0.3, "cisi": 0.2, "medline": 0.5}, submission_hash=h["alpha"]))
+    save(results, retrieval_results("beta", "classic-ir", {"cranfield": 0.4, "cisi": 0.3, "medline": 0.5}, submission_hash=h["beta"]))
+    save(results, retrieval_results("gamma", "classic-ir", {"cranfield": 0.1}, skipped={"cisi": "folder beir/cisi not found"}, submission_hash=h["gamma"]))
+    save(results, nearmiss_results("alpha", "nearmiss", 0.8, submission_hash=h["alpha"]))
+    save(results, nearmiss_results("beta", "nearmiss", 0.6, submission_hash=h["beta"]))
+    save(results, nearmiss_results("gamma", "nearmiss", 0.9, submission_hash=h["gamma"]))
+    save(results, nearmiss_results("alpha", "sugarcrepe-pp", 0.7, categories=["swap_att"], submission_hash=h["alpha"]))
+    save(results, nearmiss_results("x<b>&'\"", "nearmiss", 0.1, kind="lexical"))  # unregistered, hostile name
+    return build(results, Registry([subs]).all())
+
+
+def test_writes_four_files(board, tmp_path):
+    paths = write_all(board, tmp_path / "out")
+    assert [p.name for p in paths] == list(FILES)
+    assert all(p.stat().st_size > 200 for p in paths)
+
+
+def test_markdown(board, tmp_path):
+    md = (write_all(board, tmp_path / "out")[0]).read_text()
+    assert "NanoBEIR results: none; retrieval axis = classic-ir" in md
+    assert f"Generated from 8 results files by cbench {__version__}." in md
+    assert RANKING_RULE in md
+    header = next(line for line in md.splitlines() if line.startswith("| rank"))
+    for col in ("submission", "kind", "parameters", "retrieval: classic-ir ndcg@10", "composition: nearmiss triplet_accuracy", "negation", "temporal_order", "false_accept@95", "SugarCrepe++ tot_accuracy", "Pareto ✓", "reproduce"):
+        assert col in header
+    rows = [line for line in md.splitlines() if re.match(r"\| \d+ \| ", line)]
+    first = rows[0]
+    assert first.startswith("| 1 | alpha | encoder | 1.0k | 0.3333 | 0.8000 |") and "| ✓ |" in first
+    assert "`cbench run --model alpha --suite classic-ir --suite nearmiss --suite sugarcrepe-pp`" in first
+    gamma = next(r for r in rows if "| gamma |" in r)
+    m = re.search(r"\| — \[(\d+)\] \|", gamma)
+    assert m, gamma
+    assert f"[{m.group(1)}] data unavailable: cisi: folder beir/cisi not found" in md
+    assert "## Retrieval per dataset" in md and "| cranfield | cisi | medline |" in md
+    assert "| x&lt;b&gt;&amp;'\" [" in md  # no raw HTML from names outside code spans
+    assert "x<b>" not in re.sub(r"`[^`]*`", "", md)
+
+
+def test_csv(board, tmp_path):
+    text = (write_all(board, tmp_path / "out")[1]).read_text()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["submission"] for r in rows][:1] == ["alpha"]
+    a = {r["submission"]: r for r in rows}
+    assert a["alpha"]["classic-ir:ndcg@10"] == "0.333333" and a["alpha"]["pareto"] == "yes" and a["alpha"]["rank"] == "1"
+    assert a["alpha"]["classic-ir/medline:ndcg@10"] == "0.500000"
+    assert a["alpha"]["nearmiss:false_accept@95"] == "0.200000"
+    assert a["gamma"]["classic-ir:ndcg@10"] == "" and "data unavailable: cisi" in a["gamma"]["notes"]
+    assert a["beta"]["sugarcrepe-pp:tot_accuracy"] == "" and "sugarcrepe-pp:tot_accuracy: not run" in a["beta"]["notes"]
+    assert "NanoBEIR results: none; retrieval axis = classic-ir" in a["alpha"]["axes"]
+    assert a["alpha"]["parameters"] == "1000" and a["alpha"]["reproduce"].startswith("cbench run --model alpha")
+
+
+EXTERNAL = [
+    r"""\b(?:src|href|xlink:href|action|poster|data|srcset)\s*=\s*["']?\s*(?:https?:)?//""",
+    r"""url\(\s*["']?\s*(?:https?:)?//""",
+    r"""@import""",
+    r"""<link\b""",
+    r"""<iframe\b|<object\b|<embed\b|<img\b""",
+]
+
+
+def test_html_is_self_contained(board, tmp_path):
+    html = (write_all(board, tmp_path / "out")[2]).read_text()
+    for pattern in EXTERNAL:
+        assert not re.search(pattern, html, re.I), pattern
+    # the only http(s) strings left are XML namespace names in the inline SVG (never fetched)
+    for m in re.finditer(r"https?://", html):
+        before = html[max(0, m.start() - 20) : m.start()]
+        assert re.search(r"xmlns(:\w+)?=\"$", before), html[m.start() - 40 : m.start() + 40]
+    assert "<svg" in html and "<style>" in html and "<script>" in html
+    assert '<select id="kind-filter">' in html and '<option value="lexical">lexical</option>' in html
+    assert 'id="leaderboard"' in html and 'id="retrieval-datasets"' in html
+    assert 'title="data unavailable: cisi: folder beir/cisi not found"' in html
+    assert 'title="not run"' in html
+    assert "x&lt;b&gt;&amp;&#39;&#34;" in html and "x<b>" not in html  # escaped
+    assert "NanoBEIR results: none; retrieval axis = classic-ir" in html
+    assert RANKING_RULE in html and f"cbench {__version__}" in html
+
+
+def test_svg(board, tmp_path):
+    svg = (write_all(board, tmp_path / "out")[3]).read_text()
+    root = ET.fromstring(svg)
+    assert root.tag.endswith("svg")
+    texts = "".join(root.itertext())
+    for word in ("alpha", "beta", "encoder", "Pareto front", "classic-ir ndcg@10", "nearmiss triplet_accuracy", "NanoBEIR results: none"):
+        assert word in texts, word
+    assert "<dc:date>" not in svg
+
+
+def test_regeneration_is_byte_identical(board, tmp_path):
+    first = [p.read_bytes() for p in write_all(board, tmp_path / "one")]
+    second = [p.read_bytes() for p in write_all(board, tmp_path / "two")]
+    assert first == second
+
+
+def test_empty_results(env, tmp_path):
+    subs, results = env
+    lb = build(results, Registry([subs]).all())
+    paths = write_all(lb, tmp_path / "out")
+    assert "No results yet." in paths[0].read_text()
+    assert "<svg" in paths[2].read_text()
+    assert "Generated from 0 results files" in paths[2].read_text()
