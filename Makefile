@@ -28,5 +28,9 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# Recompute (or reuse) the committed results and rebuild leaderboard/.
+leaderboard: install
+	CBENCH=$(BIN)/cbench scripts/leaderboard.sh
+
 clean:
 	rm -rf $(VENV) runs build

@@ -63,7 +63,7 @@ def run_suite(
     path = results_path(results_dir, sub.name, suite.name)
     deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
     path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock"):
+    with FileLock(str(path.with_name(f".{path.name}.lock"))):
         for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
             stale.unlink(missing_ok=True)
         old: Results | None = None

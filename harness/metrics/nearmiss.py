@@ -15,12 +15,13 @@ false_accept@95 / mean_sim_positive when labelled meaning-preserving pairs are p
 from __future__ import annotations
 
 import numpy as np
-from sklearn.metrics import roc_auc_score, roc_curve
 
 ACCEPT_RATE = 0.95
 
 
 def _binary(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
+    from sklearn.metrics import roc_auc_score, roc_curve  # here, not at import: sklearn+scipy cost ~2 s per cbench start
+
     y = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
     s = np.concatenate([pos, neg])
     fpr, tpr, _ = roc_curve(y, s)

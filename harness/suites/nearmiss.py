@@ -131,12 +131,12 @@ class NearMissSuite(Suite):
             else:
                 s = scorer.score_pairs(a + a, p + n)
                 s_ap, s_an, s_pn = s[: len(a)], s[len(a) :], None
-            _check_finite(s, data.name)
+            _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = triplet_metrics(s_ap, s_an, s_pn)
         else:
             s = scorer.score_pairs([q.sentence1 for q in data.pairs], [q.sentence2 for q in data.pairs])
-            _check_finite(s, data.name)
+            _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
         return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details={"items": len(data.triplets) or len(data.pairs)})
@@ -149,7 +149,7 @@ class NearMissSuite(Suite):
         return agg
 
 
-def _check_finite(scores: np.ndarray, name: str) -> None:
+def _check_finite(scores: np.ndarray, name: str, scorer: Scorer) -> None:
     bad = int(np.sum(~np.isfinite(scores)))
     if bad:
-        raise CBenchError(f"the scorer returned {bad} non-finite scores (NaN or inf)", source=f"dataset {name}", field="score")
+        raise CBenchError(f"returned {bad} non-finite scores (NaN or inf) on dataset {name}", source=f"submission {scorer.config.name}", field="score")

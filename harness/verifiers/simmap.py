@@ -36,11 +36,9 @@ def pad_tokens(
     if max_len is not None:
         length = min(length, max_len)
         embs = [e[:max_len] for e in embs]
-    ref = embs[0]
     X = torch.stack([F.pad(e, (0, 0, 0, length - e.shape[0])) for e in embs])
-    mask = torch.zeros(len(embs), length, dtype=X.dtype, device=ref.device)
-    for b, e in enumerate(embs):
-        mask[b, : e.shape[0]] = 1.0
+    lengths = torch.tensor([int(e.shape[0]) for e in embs], device=X.device)
+    mask = (torch.arange(length, device=X.device)[None, :] < lengths[:, None]).to(X.dtype)
     return X, mask
 
 

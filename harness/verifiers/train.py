@@ -69,8 +69,14 @@ def mnrl_loss(
     pm, nm = pnm[:B], pnm[B:]
     An = F.normalize(A.float(), dim=-1)
     PNn = F.normalize(PN.float(), dim=-1)
-    # map (i, j) of the B^2 block is row i * B + j; broadcasting matmul avoids repeating tokens
-    S_maps = torch.matmul(An[:, None], PNn[:B].transpose(1, 2)[None]).flatten(0, 1)
+    # map (i, j) of the B^2 block is row i * B + j: one (B*La, d) x (d, B*Lp) GEMM, no repeats
+    La, Lp = An.shape[1], PNn.shape[1]
+    S_maps = (
+        (An.reshape(B * La, -1) @ PNn[:B].reshape(B * Lp, -1).T)
+        .view(B, La, B, Lp)
+        .transpose(1, 2)
+        .reshape(B * B, La, Lp)
+    )
     N_maps = torch.bmm(An, PNn[B:].transpose(1, 2))
     qm = torch.cat([am.repeat_interleave(B, dim=0), am], dim=0)
     cm = torch.cat([pm.repeat(B, 1), nm], dim=0)

