@@ -90,7 +90,7 @@ SUBMISSION_CASES = [
     ("module_as_kind.yaml", ["kind", "unknown kind 'harness.scorers.encoder.EncoderScorer'"]),
     ("wrong_enum.yaml", ["similarity", "'cosine' or 'dot'"]),
     ("negative_number.yaml", ["max_seq_length", "greater than 0"]),
-    ("missing_model_path.yaml", ["model", "./no/such/model/folder", "does not exist"]),
+    ("missing_model_path.yaml", ["model", "submissions/no/such/model/folder", "does not exist"]),
     ("hub_model_offline.yaml", ["model", "cbench-nobody/no-such-model-xyz", "offline"]),
     ("bad_revision.yaml", ["model", "no-such-branch-0000", "cannot be loaded"]),
     ("trust_remote_code.yaml", ["trust_remote_code", "--trust-remote-code"]),

@@ -150,8 +150,11 @@ def test_two_concurrent_runs_share_results_and_cache(tmp_path, env):
         assert "Traceback" not in err
     results = read_results(tmp_path / "r" / MODEL / "pair.json")  # valid JSON, valid schema
     assert results.complete and set(results.datasets) == {"one", "two"} and results.main_score is not None
-    # the lock serialises the first two: one computed everything, the other reused it
-    assert sorted(encoded(err) for _, err in outs[:2]) == [0, 24 + 8 + 16 + 5]
+    # the lock serialises the first two: the one that waited reused the results and encoded
+    # nothing; between them the three processes encoded every text at least once (how the work
+    # split between the first and the third depends on which wrote the shared cache first)
+    counts = [encoded(err) for _, err in outs]
+    assert min(counts[:2]) == 0 and max(counts) <= 24 + 8 + 16 + 5 <= sum(counts)
     assert metrics(tmp_path / "r3" / MODEL / "pair.json") == results.datasets
     assert tmp_files(tmp_path) == []
     # the cache the three left behind is whole: a fourth run encodes nothing

@@ -16,10 +16,4 @@ COMMAND_MODULES = [
 
 def register_all(app: typer.Typer) -> None:
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"harness.commands.{name}")
-        except ModuleNotFoundError as e:
-            if e.name == f"harness.commands.{name}":
-                continue  # not written yet
-            raise
-        module.register(app)
+        importlib.import_module(f"harness.commands.{name}").register(app)

@@ -13,6 +13,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.cache import EmbeddingCache, cached_encode, namespace_id
+from harness.models import ResolvedModel, resolve_model
 from harness.search import exact_search
 
 log = logging.getLogger("cbench")
@@ -83,6 +84,37 @@ class Scorer(ABC):
         p = Path(ref).expanduser()
         return p if p.is_absolute() or self.base_dir is None else (self.base_dir / p).resolve()
 
+    @property
+    def source(self) -> str:
+        """How error lines name this submission."""
+        return f"submission {self.config.name}"
+
+    @property
+    def resolved(self) -> ResolvedModel:
+        """The submission's ``model`` (and ``revision``) resolved once: ``./x`` and ``../x`` are
+        folders next to the submission file; a bare ``org/name`` is a hub id."""
+        if getattr(self, "_resolved", None) is None:
+            ref = self.config.model  # type: ignore[attr-defined]
+            relative = ref in {".", ".."} or ref.startswith(("./", "../"))
+            location = str(self.local_path(ref)) if relative else ref
+            self._resolved = resolve_model(location, getattr(self.config, "revision", None), source=self.source)
+        return self._resolved
+
+    def cached_rows(self, spec: dict, texts: list[str], encode: Callable[[list[str]], list[np.ndarray]], label: str) -> list[np.ndarray]:
+        """``encode`` through the embedding cache, with a progress bar and the encode counter."""
+        progress = self.ctx.progress
+        task = progress.add(label, total=len(texts)) if progress else None
+
+        def advance(n: int) -> None:
+            if task is not None:
+                progress.advance(task, n)
+
+        rows, n_encoded = cached_encode(self.ctx.cache(spec), texts, encode, on_progress=advance)
+        if task is not None:
+            progress.finish(task)
+        self.ctx.count("texts_encoded", n_encoded)
+        return rows
+
     @abstractmethod
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
         """Top-``top_k`` documents per query: {query_id: {doc_id: score}}."""
@@ -110,22 +142,11 @@ class EmbeddingScorer(Scorer):
         """(len(texts), d) float32 embeddings; called only for texts the cache lacks."""
 
     def embed(self, texts: list[str], role: str, label: str = "encoding") -> np.ndarray:
-        cache = self.ctx.cache(self.cache_spec(role))
-        progress = self.ctx.progress
-        task = progress.add(f"{label} ({role})", total=len(texts)) if progress else None
-
         def encode(batch: list[str]) -> list[np.ndarray]:
             vecs = np.asarray(self.encode_batch(batch, role), dtype=np.float32)
             return [v[None, :] for v in vecs]
 
-        def advance(n: int) -> None:
-            if task is not None:
-                progress.advance(task, n)
-
-        rows, n_encoded = cached_encode(cache, texts, encode, on_progress=advance)
-        if task is not None:
-            progress.finish(task)
-        self.ctx.count("texts_encoded", n_encoded)
+        rows = self.cached_rows(self.cache_spec(role), texts, encode, f"{label} ({role})")
         if not rows:
             return np.zeros((0, 0), dtype=np.float32)
         return np.concatenate(rows, axis=0).astype(np.float32, copy=False)

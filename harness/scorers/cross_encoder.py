@@ -24,9 +24,8 @@ from pydantic import Field
 
 from harness.cache import cached_encode
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, check_remote_code, resolve_model
+from harness.models import check_remote_code
 from harness.scorers.base import NAME_PATTERN, RunContext, Scorer, SubmissionBase
-from harness.scorers.static import looks_relative
 
 
 class CrossEncoderConfig(SubmissionBase):
@@ -67,7 +66,6 @@ class CrossEncoderScorer(Scorer):
         super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
-        self._resolved: ResolvedModel | None = None
         self.first_stage_submission = self._check_chain()
         self._first_stage: Scorer | None = None
 
@@ -104,13 +102,6 @@ class CrossEncoderScorer(Scorer):
             self._first_stage = build_submission_scorer(self.first_stage_submission, self.ctx)
         return self._first_stage
 
-    @property
-    def resolved(self) -> ResolvedModel:
-        if self._resolved is None:
-            ref = self.cfg.model
-            location = str(self.local_path(ref)) if looks_relative(ref) else ref  # ./x, ../x: next to the YAML
-            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
-        return self._resolved
 
     @property
     def model(self):

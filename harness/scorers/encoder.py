@@ -10,7 +10,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, check_remote_code, resolve_model
+from harness.models import ResolvedModel, check_remote_code
 from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
 
 
@@ -29,10 +29,9 @@ class EncoderConfig(HFModelFields):
     document_prompt: str = ""
 
 
-def load_sentence_transformer(cfg: HFModelFields, ctx: RunContext, source: str) -> tuple[Any, ResolvedModel]:
+def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: RunContext, source: str) -> Any:
     from sentence_transformers import SentenceTransformer
 
-    resolved = resolve_model(cfg.model, cfg.revision, source=source)
     remote = check_remote_code(cfg.trust_remote_code, ctx.trust_remote_code, source)
     try:
         model = SentenceTransformer(resolved.location, device=ctx.device, trust_remote_code=remote)
@@ -42,7 +41,7 @@ def load_sentence_transformer(cfg: HFModelFields, ctx: RunContext, source: str) 
         raise CBenchError(f"cannot load model from '{resolved.location}': {why}", source=source, field="model") from None
     if cfg.max_seq_length is not None:
         model.max_seq_length = cfg.max_seq_length
-    return model, resolved
+    return model
 
 
 def declared_max_seq_length(folder: Path) -> int | None:
@@ -63,21 +62,14 @@ class EncoderScorer(EmbeddingScorer):
         self.cfg = config
         self.similarity = config.similarity
         self._model = None
-        self._resolved: ResolvedModel | None = None
         # Fail before any data is read or any results folder is made: permission, then the weights.
-        check_remote_code(config.trust_remote_code, ctx.trust_remote_code, f"submission {config.name}")
+        check_remote_code(config.trust_remote_code, ctx.trust_remote_code, self.source)
         self.resolved  # noqa: B018 - resolves (offline: checks) the model reference now
-
-    @property
-    def resolved(self) -> ResolvedModel:
-        if self._resolved is None:
-            self._resolved = resolve_model(self.cfg.model, self.cfg.revision, source=f"submission {self.cfg.name}")
-        return self._resolved
 
     @property
     def model(self):
         if self._model is None:
-            self._model, self._resolved = load_sentence_transformer(self.cfg, self.ctx, f"submission {self.cfg.name}")
+            self._model = load_sentence_transformer(self.resolved, self.cfg, self.ctx, self.source)
         return self._model
 
     def max_seq_length(self) -> int | None:

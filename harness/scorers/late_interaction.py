@@ -37,11 +37,9 @@ import numpy as np
 import torch
 from pydantic import Field
 
-from harness.cache import cached_encode
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, check_remote_code, resolve_model
+from harness.models import check_remote_code
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
-from harness.scorers.static import looks_relative
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
@@ -160,20 +158,9 @@ class LateInteractionScorer(Scorer):
         super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
-        self._resolved: ResolvedModel | None = None
         self.searches: set[str] = set()
 
-    @property
-    def source(self) -> str:
-        return f"submission {self.cfg.name}"
 
-    @property
-    def resolved(self) -> ResolvedModel:
-        if self._resolved is None:
-            ref = self.cfg.model
-            location = str(self.local_path(ref)) if looks_relative(ref) else ref  # ./x, ../x: next to the YAML
-            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
-        return self._resolved
 
     @property
     def model(self):
@@ -222,10 +209,6 @@ class LateInteractionScorer(Scorer):
         }
 
     def embed(self, texts: list[str], role: str, label: str = "encoding") -> list[torch.Tensor]:
-        cache = self.ctx.cache(self.cache_spec(role))
-        progress = self.ctx.progress
-        task = progress.add(f"{label} ({role} tokens)", total=len(texts)) if progress else None
-
         def encode(batch: list[str]) -> list[np.ndarray]:
             embs = self.model.encode(
                 batch,
@@ -236,14 +219,7 @@ class LateInteractionScorer(Scorer):
             )
             return [np.asarray(e, dtype=np.float16).reshape(-1, np.asarray(e).shape[-1]) for e in embs]
 
-        def advance(n: int) -> None:
-            if task is not None:
-                progress.advance(task, n)
-
-        rows, n_encoded = cached_encode(cache, texts, encode, on_progress=advance)
-        if task is not None:
-            progress.finish(task)
-        self.ctx.count("texts_encoded", n_encoded)
+        rows = self.cached_rows(self.cache_spec(role), texts, encode, f"{label} ({role} tokens)")
         return [torch.from_numpy(np.ascontiguousarray(r)) for r in rows]
 
     # -- scoring -------------------------------------------------------------------------

@@ -18,7 +18,6 @@ import numpy as np
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, resolve_model
 from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
 
 # model2vec's StaticModel.encode default: truncate to 512 tokens.
@@ -33,11 +32,6 @@ class StaticConfig(SubmissionBase):
     batch_size: int = Field(default=1024, gt=0, le=1_000_000)
 
 
-def looks_relative(ref: str) -> bool:
-    """``./x``, ``../x``: a folder relative to the submission file (a bare ``org/name`` is a hub id)."""
-    return ref in {".", ".."} or ref.startswith(("./", "../", ".\\", "..\\"))
-
-
 class StaticScorer(EmbeddingScorer):
     kind = "static"
     Config = StaticConfig
@@ -47,19 +41,8 @@ class StaticScorer(EmbeddingScorer):
         super().__init__(config, ctx, base_dir)
         self.cfg = config
         self._model = None
-        self._resolved: ResolvedModel | None = None
 
-    @property
-    def source(self) -> str:
-        return f"submission {self.cfg.name}"
 
-    @property
-    def resolved(self) -> ResolvedModel:
-        if self._resolved is None:
-            ref = self.cfg.model
-            location = str(self.local_path(ref)) if looks_relative(ref) else ref
-            self._resolved = resolve_model(location, self.cfg.revision, source=self.source)
-        return self._resolved
 
     @property
     def model(self):

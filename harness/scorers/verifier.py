@@ -17,7 +17,6 @@ import numpy as np
 import torch
 from pydantic import Field
 
-from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
 
@@ -100,18 +99,11 @@ class VerifierScorer(Scorer):
     def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
         from harness.verifiers.tokens import encode_tokens
 
-        cache = self.ctx.cache(self.token_spec())
-        progress = self.ctx.progress
-        task = progress.add(label, total=len(texts)) if progress else None
-
         def encode(batch: list[str]) -> list[np.ndarray]:
             embs = encode_tokens(self.encoder.model, batch, max_length=self.cfg.max_length, batch_size=self.encoder.cfg.batch_size)
             return [e.detach().cpu().numpy().astype(np.float16) for e in embs]
 
-        rows, n = cached_encode(cache, texts, encode, on_progress=lambda k: progress.advance(task, k) if task is not None else None)
-        if task is not None:
-            progress.finish(task)
-        self.ctx.count("texts_encoded", n)
+        rows = self.cached_rows(self.token_spec(), texts, encode, label)
         return [torch.from_numpy(r.astype(np.float32)) for r in rows]
 
     def _score(self, a: list[str], b: list[str]) -> np.ndarray:

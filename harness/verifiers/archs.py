@@ -16,7 +16,6 @@ everything (see the class docstrings for the exact deviations).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import torch

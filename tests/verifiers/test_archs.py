@@ -12,7 +12,6 @@ import torch.nn.functional as F
 from harness.verifiers.archs import (
     ARCHS,
     REFERENCE_CONFIGS,
-    CNNVerifier,
     MaskedBatchNorm2d,
     TransformerVerifier,
     build_verifier,

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from harness.verifiers.archs import build_verifier
-from harness.verifiers.simmap import pad_tokens, score_pairs, similarity_map
+from harness.verifiers.simmap import score_pairs
 from harness.verifiers.train import load_verifier, mnrl_loss, train_verifier, triplets_sha256
 
 @pytest.fixture(autouse=True, scope="module")
