@@ -94,11 +94,16 @@ def load_model():
     return model
 
 
-def ndcg10(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> float:
+AGREEMENT_METRICS = {"ndcg@10": "ndcg_cut_10", "recall@100": "recall_100", "map@100": "map_cut_100"}
+AGREEMENT_TOLERANCE = 1e-4
+
+
+def ir_metrics(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+    """nDCG@10, Recall@100, MAP@100 by pytrec_eval, mean over judged queries."""
     import pytrec_eval
 
-    per_q = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"}).evaluate(run)
-    return sum(per_q[q]["ndcg_cut_10"] for q in qrels) / len(qrels)
+    per_q = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "recall.100", "map_cut.100"}).evaluate(run)
+    return {name: sum(per_q[q][key] for q in qrels) / len(qrels) for name, key in AGREEMENT_METRICS.items()}
 
 
 def worker_floor(folder: Path) -> dict:
@@ -116,8 +121,7 @@ def worker_floor(folder: Path) -> dict:
         s, i = torch.topk(q @ d.T, min(TOP_K, len(d_ids)), dim=1)
     run = {q_ids[r]: {d_ids[j]: float(v) for j, v in zip(i[r].tolist(), s[r].tolist(), strict=True)} for r in range(len(q_ids))}
     t3 = time.perf_counter()
-    score = ndcg10(qrels, run)
-    return {"ndcg@10": score, "inner": {"setup": t1 - t0, "encode": t2 - t1, "search": t3 - t2, "metrics": time.perf_counter() - t3},
+    return {**ir_metrics(qrels, run), "inner": {"setup": t1 - t0, "encode": t2 - t1, "search": t3 - t2, "metrics": time.perf_counter() - t3},
             "documents": len(d_ids), "queries": len(q_ids)}  # fmt: skip
 
 
@@ -242,7 +246,7 @@ def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout:
     ds = res["datasets"][folder.name]
     encoded = next((int(x) for x in err.split() if x.isdigit()), None) if "texts encoded this run" in err else None
     return {
-        "method": method, "wall_s": wall, "peak_rss_mib": rss, "ndcg@10": ds["ndcg@10"],
+        "method": method, "wall_s": wall, "peak_rss_mib": rss, **{k: ds[k] for k in AGREEMENT_METRICS},
         "inner": res["metadata"]["timings"][folder.name], "texts_encoded": encoded,
         "documents": res["details"][folder.name]["documents"], "queries": res["details"][folder.name]["queries"],
     }  # fmt: skip
@@ -254,6 +258,15 @@ def ratios(rows: dict[str, dict]) -> dict[str, float | None]:
         return a["wall_s"] / b["wall_s"] if "error" not in a and "error" not in b and a.get("wall_s") and b.get("wall_s") else None
 
     return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d")}
+
+
+def agreement(rows: dict[str, dict]) -> dict | None:
+    """cbench cold (d) against the independent floor (a) on nDCG@10, Recall@100, MAP@100."""
+    a, d = rows.get("a", {}), rows.get("d", {})
+    if "error" in a or "error" in d or not all(k in a and k in d for k in AGREEMENT_METRICS):
+        return None
+    diffs = {k: d[k] - a[k] for k in AGREEMENT_METRICS}
+    return {"diffs": diffs, "max_abs": max(abs(v) for v in diffs.values()), "within_1e-4": all(abs(v) <= AGREEMENT_TOLERANCE for v in diffs.values())}
 
 
 def explain_differences(rows: dict[str, dict], graded: bool) -> list[str]:
@@ -311,6 +324,10 @@ def write_markdown(report: dict, path: Path) -> None:
             t = TARGETS.get(k)
             met = "" if v is None or t is None else ("yes" if v <= t else "**no**")
             lines.append(f"| {k} | {'—' if v is None else f'{v:.3f}'} | {'' if t is None else t} | {met} |")
+        agree = block.get("agreement")
+        if agree:
+            diffs = ", ".join(f"{k} {v:+.2e}" for k, v in agree["diffs"].items())
+            lines += ["", f"cbench (d) vs the independent floor (a): {diffs}; all within 1e-4: {'yes' if agree['within_1e-4'] else '**no**'}"]
         if block["ndcg_notes"]:
             lines += ["", "nDCG@10 differences from the floor (a):", ""] + [f"- {n}" for n in block["ndcg_notes"]]
         lines.append("")
@@ -380,6 +397,7 @@ def main() -> None:
             some = next((r for r in rows.values() if "documents" in r), {})
             block["documents"], block["queries"] = some.get("documents"), some.get("queries")
             block["ndcg_notes"] = explain_differences(rows, graded)
+            block["agreement"] = agreement(rows)
             report["collections"][coll] = block
             print(f"{coll:10s} ratios: " + ", ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in block["ratios"].items()), flush=True)
             for n in block["ndcg_notes"]:

@@ -27,6 +27,28 @@ def training_triplets(suite_name: str = "nearmiss", split: str = "train") -> tup
     return out, ", ".join(sources)
 
 
+def record_provenance(out: Path, *, encoder: str, fingerprint: str, max_length: int, suite: str, source: str) -> None:
+    """Add what the trainer cannot know to config.json: encoder, token length, data, command."""
+    import json
+    import shlex
+    import sys
+
+    from harness.atomic import atomic_write_text
+    from harness.paths import PROJECT_ROOT
+
+    cfg_path = out / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    files = [str(Path(p).resolve().relative_to(PROJECT_ROOT)) if Path(p).resolve().is_relative_to(PROJECT_ROOT) else p for p in source.split(", ")]
+    cfg.update(
+        encoder=encoder,
+        encoder_weights_fingerprint=fingerprint,
+        token_max_length=max_length,
+        train_data={"suite": suite, "split": "train", "files": files},
+        command=shlex.join(["cbench", *sys.argv[1:]]) if sys.argv[1:2] == ["train-verifier"] else None,
+    )
+    atomic_write_text(cfg_path, json.dumps(cfg, indent=2) + "\n")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("train-verifier")
     def train_verifier_cmd(
@@ -95,6 +117,7 @@ def register(app: typer.Typer) -> None:
                 )
             if end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint
                 enc.model.save(str(out / "encoder"))
+            record_provenance(out, encoder=encoder, fingerprint=enc.resolved.fingerprint, max_length=max_length, suite=suite, source=source)
         except CBenchError as e:
             fail(e)
         err_console.print(
