@@ -56,3 +56,39 @@ def test_offline_without_copy_says_how_to_get_it(tmp_path, monkeypatch):
 def test_shipped_suite_has_the_13_datasets(tmp_path):
     suite = resolve_suite("nanobeir", tmp_path)
     assert suite.dataset_names() == NANOBEIR_DATASETS and len(NANOBEIR_DATASETS) == 13
+
+
+def test_data_pull_writes_the_offline_layout_with_a_manifest(tmp_path, monkeypatch):
+    """`cbench data pull nanobeir` against a stand-in for the hub (no network here)."""
+    import huggingface_hub
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    calls = []
+
+    def fake_snapshot_download(repo_id, repo_type, revision, allow_patterns, local_dir):
+        calls.append((repo_id, repo_type, revision, tuple(allow_patterns)))
+        name = repo_id.removeprefix("zeta-alpha-ai/Nano")
+        folder = write_nano(tmp_path / "hub", name)
+        import shutil
+
+        shutil.copytree(folder, local_dir, dirs_exist_ok=True)
+        return local_dir
+
+    class FakeApi:
+        def dataset_info(self, repo_id, revision):
+            return type("Info", (), {"sha": "0123abcd"})()
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub, "snapshot_download", fake_snapshot_download)
+    monkeypatch.setattr(huggingface_hub, "HfApi", FakeApi)
+    r = CliRunner().invoke(app, ["data", "pull", "nanobeir", "--to", str(tmp_path / "data")])
+    assert r.exit_code == 0, r.output
+    assert [c[0] for c in calls] == [f"zeta-alpha-ai/Nano{n}" for n in NANOBEIR_DATASETS]
+    assert all(c[1] == "dataset" and c[2] == "main" for c in calls)
+    manifest = json.loads((tmp_path / "data" / "nanobeir" / "NanoNQ" / "MANIFEST.json").read_text())
+    assert manifest["repo_id"] == "zeta-alpha-ai/NanoNQ" and manifest["revision"] == "0123abcd" and len(manifest["files"]) == 3
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    data = load_nanobeir("NQ", data_dir=tmp_path / "data", prefix="zeta-alpha-ai/Nano", revision="main")
+    assert data.revision == "0123abcd" and data.qrels == {"q1": {"d1": 1}, "q2": {"d3": 1, "d2": 1}}

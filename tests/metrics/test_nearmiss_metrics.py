@@ -1,0 +1,33 @@
+import numpy as np
+import pytest
+
+from harness.metrics.nearmiss import pair_metrics, triplet_metrics
+
+
+def test_triplet_metrics_by_hand():
+    s_ap = np.array([0.9, 0.8, 0.7, 0.6])
+    s_an = np.array([0.5, 0.85, 0.7, 0.1])  # wins, loses, tie (fails), wins
+    m = triplet_metrics(s_ap, s_an)
+    assert m["triplet_accuracy"] == 0.5
+    assert m["mean_sim_positive"] == pytest.approx(0.75) and m["mean_sim_negative"] == pytest.approx(0.5375)
+    assert m["sim_gap"] == pytest.approx(0.2125)
+    # AUROC = P(pos > neg) + 0.5 P(tie) over all 16 (pos, neg) pairs
+    wins = sum((p > n) + 0.5 * (p == n) for p in s_ap for n in s_an)
+    assert m["auroc"] == pytest.approx(wins / 16)
+    # accepting 95% of 4 positives means accepting all of them: threshold 0.6 -> negatives >= 0.6: 0.85, 0.7
+    assert m["false_accept@95"] == pytest.approx(0.5)
+    assert "tot_accuracy" not in m
+
+
+def test_tot_accuracy_needs_both_conditions():
+    s12 = np.array([0.9, 0.9, 0.9])
+    s1n = np.array([0.5, 0.95, 0.5])
+    s2n = np.array([0.5, 0.5, 0.95])
+    assert triplet_metrics(s12, s1n, s2n)["tot_accuracy"] == pytest.approx(1 / 3)
+
+
+def test_pair_metrics_only_report_what_is_defined():
+    only_neg = pair_metrics(np.array([0.2, 0.4]), np.array([0, 0]))
+    assert only_neg == {"n": 2.0, "mean_sim_negative": pytest.approx(0.3)}
+    both = pair_metrics(np.array([0.9, 0.8, 0.3]), np.array([1, 1, 0]))
+    assert both["auroc"] == 1.0 and both["false_accept@95"] == 0.0

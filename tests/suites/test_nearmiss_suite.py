@@ -1,0 +1,71 @@
+"""The near-miss suite type through the runner and the CLI, with scorers that need no model."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from cbench_testutil import SHARED_DATA
+from harness.cli import app
+from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.suites.base import EvalOptions
+from harness.suites.registry import resolve_suite
+
+
+class WordSetScorer(Scorer):
+    """Sees only the set of lower-cased words: Jaccard similarity."""
+
+    kind = "word-set"
+    Config = SubmissionBase
+
+    def retrieve(self, queries, corpus, top_k):  # pragma: no cover - not used
+        raise NotImplementedError
+
+    def score_pairs(self, a, b):
+        def words(t):
+            return set(re.findall(r"[a-z0-9']+", t.lower()))
+
+        return np.array([len(words(x) & words(y)) / len(words(x) | words(y)) for x, y in zip(a, b, strict=True)])
+
+
+def test_bag_of_words_is_at_or_below_chance_on_role_swap_and_binding():
+    suite = resolve_suite("nearmiss", None)
+    assert set(suite.dataset_names()) == {"negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"}
+    scorer = WordSetScorer(SubmissionBase(name="bow", kind="word-set"), RunContext())
+    for category in ("role_swap", "attribute_binding"):
+        data = suite.load(category)
+        assert len(data.triplets) == 300 and all(t.split == "test" for t in data.triplets)
+        metrics = suite.evaluate(scorer, data, EvalOptions()).metrics
+        assert metrics["triplet_accuracy"] <= 0.5, (category, metrics)
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "sugarcrepe_pp").is_dir(), reason="shared SugarCrepe++ data not present")
+def test_sugarcrepe_pp_suite_reads_the_five_files():
+    suite = resolve_suite("sugarcrepe-pp", SHARED_DATA)
+    assert suite.dataset_names() == ["replace_att", "replace_obj", "replace_rel", "swap_att", "swap_obj"]
+    data = suite.load("swap_obj")
+    assert data.two_positives and len(data.triplets) == 245
+    scores = suite.evaluate(WordSetScorer(SubmissionBase(name="bow", kind="word-set"), RunContext()), data, EvalOptions()).metrics
+    assert {"tot_accuracy", "triplet_accuracy", "auroc", "false_accept@95"} <= set(scores)
+
+
+def test_user_pair_csv_suite_through_the_cli(tmp_path):
+    (tmp_path / "pairs.csv").write_text(
+        "sentence1,sentence2,category,label\n"
+        "The dog bit the man.,The man bit the dog.,role_swap,0\n"
+        "The dog bit the man.,The man was bitten by the dog.,role_swap,1\n"
+        "The food is safe.,The food is not safe.,negation,0\n"
+        "The food is safe.,It is safe to eat the food.,negation,1\n"
+    )
+    (tmp_path / "mine.yaml").write_text(
+        "name: my-pairs\ntype: nearmiss\nformat: pairs-csv\nmain_metric: auroc\nfiles:\n  - {name: pairs, path: pairs.csv}\n"
+    )
+    res = tmp_path / "results"
+    r = CliRunner().invoke(app, ["run", "--model", "all-MiniLM-L6-v2", "--suite", str(tmp_path / "mine.yaml"), "--results-dir", str(res), "-q"])
+    assert r.exit_code == 0, r.output
+    out = json.loads((res / "all-MiniLM-L6-v2" / "my-pairs.json").read_text())
+    assert set(out["datasets"]) == {"role_swap", "negation"}
+    assert set(out["datasets"]["negation"]) == {"n", "mean_sim_negative", "mean_sim_positive", "sim_gap", "auroc", "false_accept@95"}
+    assert out["main_metric"] == "auroc" and out["main_score"] is not None
