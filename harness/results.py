@@ -25,6 +25,7 @@ class Metadata(BaseModel):
     packages: dict[str, str]
     submission_hash: str
     dependencies: dict[str, str] = Field(default_factory=dict, description="submissions this one builds on -> their hashes")
+    fingerprints: dict[str, str] = Field(default_factory=dict, description="weights / checkpoints the scores depend on")
     submission_file: str | None
     submission_config: dict[str, Any]
     scorer: dict[str, Any] = Field(description="model revision, first stage, rerank depth, verifier, ...")

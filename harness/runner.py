@@ -34,13 +34,15 @@ class SuiteOutcome:
     skipped: dict[str, str] = field(default_factory=dict)
 
 
-def _compatible(old: Results, sub: Submission, deps: dict[str, str], suite: Suite, opts: EvalOptions) -> str | None:
+def _compatible(old: Results, sub: Submission, deps: dict[str, str], fingerprints: dict[str, str], suite: Suite, opts: EvalOptions) -> str | None:
     """Why an existing results file cannot be resumed (None when it can)."""
     m = old.metadata
     if m.submission_hash != sub.hash:
         return "the submission changed"
     if m.dependencies != deps:
         return "a submission it builds on (first stage / encoder) changed"
+    if m.fingerprints != fingerprints:
+        return "the model weights or verifier checkpoint changed"
     if m.suite_hash != suite.hash:
         return "the suite definition changed"
     if m.limit_queries != opts.limit_queries:
@@ -62,6 +64,7 @@ def run_suite(
 ) -> SuiteOutcome:
     path = results_path(results_dir, sub.name, suite.name)
     deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
+    fingerprints = scorer.fingerprints()
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.with_name(f".{path.name}.lock"))):
         for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
@@ -72,7 +75,7 @@ def run_suite(
                 old = read_results(path)
             except CBenchError as e:
                 log.warning("%s; recomputing", e.line)
-            if old is not None and (why := _compatible(old, sub, deps, suite, opts)):
+            if old is not None and (why := _compatible(old, sub, deps, fingerprints, suite, opts)):
                 log.warning("%s: %s; recomputing all datasets", path, why)
                 old = None
         datasets: dict[str, dict[str, float]] = dict(old.datasets) if old else {}
@@ -116,16 +119,16 @@ def run_suite(
             revisions[name] = suite.revision(data)
             sources[name] = suite.source(data)
             outcome.computed.append(name)
-            results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped)
+            results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped, deps, fingerprints)
             write_results(path, results)  # after every dataset: a killed run resumes here
-        results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped)
+        results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped, deps, fingerprints)
         if outcome.computed or old is None or old.skipped != results.skipped:
             write_results(path, results)
         outcome.results = results
         return outcome
 
 
-def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, skipped) -> Results:
+def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, skipped, deps, fingerprints) -> Results:
     ordered = {n: datasets[n] for n in names if n in datasets}
     aggregate = suite.aggregate(ordered)
     complete = bool(names) and all(n in ordered for n in names)
@@ -137,7 +140,8 @@ def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, 
     meta = Metadata(
         **env,
         submission_hash=sub.hash,
-        dependencies=ctx.submissions.dependencies(sub) if ctx.submissions is not None else {},
+        dependencies=deps,
+        fingerprints=fingerprints,
         submission_file=str(sub.path) if sub.path else None,
         submission_config=sub.config.model_dump(mode="json"),
         scorer=info,

@@ -10,8 +10,13 @@ import typer
 from harness.errors import CBenchError
 
 
-def training_triplets(suite_name: str = "nearmiss", split: str = "train") -> tuple[list[tuple[str, str, str]], str]:
-    """(anchor, positive, negative) of the suite's ``split`` and the data file it came from."""
+def training_triplets(suite_name: str = "nearmiss", split: str = "train", identity: bool = True) -> tuple[list[tuple[str, str, str]], str]:
+    """(anchor, positive, negative) of the suite's ``split`` and the data file it came from.
+
+    With ``identity`` each item also gives an identity triplet (anchor, anchor, negative), as in
+    the reference experiment's training data: without it a verifier can learn the shortcut
+    "near-identical token map = near-miss" and reject exact repeats (seen here: the first
+    transformer trained on rewrites only scored identical texts below their near-misses)."""
     from harness.data.nearmiss import Triplet, read_records
     from harness.suites.registry import resolve_suite
 
@@ -24,10 +29,12 @@ def training_triplets(suite_name: str = "nearmiss", split: str = "train") -> tup
         out += [(r.anchor, r.positive, r.negative) for r in read_records(path, suite.config.format) if isinstance(r, Triplet) and r.split == split]
     if not out:
         raise CBenchError(f"no '{split}' triplets", source=", ".join(sources) or suite_name)
+    if identity:
+        out += [(a, a, n) for a, _, n in out]
     return out, ", ".join(sources)
 
 
-def record_provenance(out: Path, *, encoder: str, fingerprint: str, max_length: int, suite: str, source: str) -> None:
+def record_provenance(out: Path, *, encoder: str, fingerprint: str, max_length: int, suite: str, source: str, identity: bool) -> None:
     """Add what the trainer cannot know to config.json: encoder, token length, data, command."""
     import json
     import shlex
@@ -43,7 +50,7 @@ def record_provenance(out: Path, *, encoder: str, fingerprint: str, max_length: 
         encoder=encoder,
         encoder_weights_fingerprint=fingerprint,
         token_max_length=max_length,
-        train_data={"suite": suite, "split": "train", "files": files},
+        train_data={"suite": suite, "split": "train", "files": files, "identity_positives": identity},
         command=shlex.join(["cbench", *sys.argv[1:]]) if sys.argv[1:2] == ["train-verifier"] else None,
     )
     atomic_write_text(cfg_path, json.dumps(cfg, indent=2) + "\n")
@@ -63,6 +70,7 @@ def register(app: typer.Typer) -> None:
         temperature: Annotated[float, typer.Option("--temperature")] = 0.1,
         max_length: Annotated[int, typer.Option("--max-length")] = 128,
         suite: Annotated[str, typer.Option("--suite", help="Near-miss suite whose train split is used.")] = "nearmiss",
+        identity: Annotated[bool, typer.Option("--identity-positives/--no-identity-positives", help="Add (anchor, anchor, near-miss) triplets.")] = True,
         device: Annotated[str, typer.Option("--device")] = "cpu",
         quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     ) -> None:
@@ -82,7 +90,7 @@ def register(app: typer.Typer) -> None:
         try:
             if arch not in {"cnn", "transformer"}:
                 raise CBenchError(f"'{arch}' has no parameters to train; choose cnn or transformer", source="--arch")
-            triplets, source = training_triplets(suite)
+            triplets, source = training_triplets(suite, identity=identity)
             registry = Registry()
             with Progress(enabled=not quiet) as progress:
                 ctx = RunContext(device=device, progress=progress, submissions=registry)
@@ -117,7 +125,7 @@ def register(app: typer.Typer) -> None:
                 )
             if end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint
                 enc.model.save(str(out / "encoder"))
-            record_provenance(out, encoder=encoder, fingerprint=enc.resolved.fingerprint, max_length=max_length, suite=suite, source=source)
+            record_provenance(out, encoder=encoder, fingerprint=enc.resolved.fingerprint, max_length=max_length, suite=suite, source=source, identity=identity)
         except CBenchError as e:
             fail(e)
         err_console.print(

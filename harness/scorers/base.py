@@ -73,6 +73,9 @@ class Scorer(ABC):
 
     kind: ClassVar[str]
     Config: ClassVar[type[SubmissionBase]]
+    # Rerankers keep their first stage's ranking of the last retrieve() here, so the suite can
+    # report the change a reranker makes (before/after, as in the reference experiment).
+    first_stage_run: dict[str, dict[str, float]] | None = None
 
     def __init__(self, config: SubmissionBase, ctx: RunContext, base_dir: Path | None = None):
         self.config = config
@@ -126,6 +129,11 @@ class Scorer(ABC):
     def info(self) -> dict[str, Any]:
         """Provenance recorded in results (model revision, first stage, rerank depth, ...)."""
         return {}
+
+    def fingerprints(self) -> dict[str, str]:
+        """What determines the scores beyond the submission YAML (weights, checkpoints): results
+        made with other fingerprints are recomputed, not resumed."""
+        return {"model": self.resolved.fingerprint} if hasattr(self.config, "model") else {}
 
 
 class EmbeddingScorer(Scorer):

@@ -164,6 +164,7 @@ class CrossEncoderScorer(Scorer):
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
         self.resolved  # noqa: B018 - a missing model fails before the first stage runs
         first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
+        self.first_stage_run = first
         pairs: list[tuple[str, str]] = []
         where: list[tuple[str, str]] = []
         for qid in queries:
@@ -182,6 +183,9 @@ class CrossEncoderScorer(Scorer):
             raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
         self.resolved  # noqa: B018
         return self.predict(list(zip(a, b, strict=True)), "scoring pairs")
+
+    def fingerprints(self) -> dict[str, str]:
+        return {"model": self.resolved.fingerprint, **{f"first_stage.{k}": v for k, v in self.first_stage.fingerprints().items()}}
 
     def info(self) -> dict[str, Any]:
         r = self.resolved

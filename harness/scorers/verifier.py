@@ -116,6 +116,7 @@ class VerifierScorer(Scorer):
     # -- Scorer ----------------------------------------------------------------------------
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
         first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
+        self.first_stage_run = first
         pairs = [(qid, did) for qid, docs in first.items() for did in docs]
         scores = self._score([queries[q] for q, _ in pairs], [corpus[d] for _, d in pairs]) if pairs else np.zeros(0)
         run: dict[str, dict[str, float]] = {qid: {} for qid in first}
@@ -125,6 +126,15 @@ class VerifierScorer(Scorer):
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return self._score(a, b)
+
+    def fingerprints(self) -> dict[str, str]:
+        from harness.models import folder_fingerprint
+
+        out = {"encoder": self.encoder.resolved.fingerprint}
+        if self.cfg.checkpoint:
+            out["checkpoint"] = folder_fingerprint(self.local_path(self.cfg.checkpoint))
+        out.update({f"first_stage.{k}": v for k, v in self.first_stage.fingerprints().items()})
+        return out
 
     def info(self) -> dict[str, Any]:
         v = self.verifier

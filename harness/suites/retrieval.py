@@ -39,12 +39,14 @@ class RetrievalSuite(Suite):
                 field=f"dataset {data.name}",
             )
         scores = metrics.evaluate(data.qrels, run)
+        details = {"queries": len(data.queries), "documents": len(data.corpus), "top_k": opts.top_k, "notes": data.notes}
+        if scorer.first_stage_run is not None:  # a reranker: its first stage's scores and the change
+            before = metrics.evaluate(data.qrels, scorer.first_stage_run)
+            details["first_stage"] = before
+            details["change_vs_first_stage"] = {k: scores[k] - before[k] for k in scores}
+            scorer.first_stage_run = None
         t2 = time.perf_counter()
-        return DatasetOutcome(
-            metrics=scores,
-            timings={"retrieve": t1 - t0, "metrics": t2 - t1},
-            details={"queries": len(data.queries), "documents": len(data.corpus), "top_k": opts.top_k, "notes": data.notes},
-        )
+        return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details)
 
 
 class BeirDataset(BaseModel):
