@@ -65,7 +65,8 @@ def run(
 ) -> None:
     """Evaluate one submission on one or more suites and write results JSON."""
     setup_logging(quiet)
-    from harness.paths import DEFAULT_RESULTS_DIR, data_dir as resolve_data_dir
+    from harness.paths import DEFAULT_RESULTS_DIR
+    from harness.paths import data_dir as resolve_data_dir
     from harness.runner import run_suite
     from harness.scorers.base import RunContext
     from harness.scorers.registry import build_submission_scorer

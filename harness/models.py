@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.metadata
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -98,3 +99,12 @@ def check_remote_code(asked: bool, allowed: bool, source: str) -> bool:
             field="trust_remote_code",
         )
     return asked and allowed
+
+
+def declared_int(folder: Path, filename: str, key: str) -> int | None:
+    """An integer setting from a model folder's JSON config file (None when absent)."""
+    try:
+        value = json.loads((folder / filename).read_text()).get(key)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None

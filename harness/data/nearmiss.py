@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from harness.data.retrieval import read_jsonl
 from harness.errors import CBenchError
 
 
@@ -84,19 +85,9 @@ def _validate(model: type[BaseModel], obj: object, path: Path, where: str) -> Ba
 
 
 def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair]:
-    text = _decode(path)
     if fmt == "triplets-jsonl" or fmt == "pairs-jsonl":
-        model = Triplet if fmt == "triplets-jsonl" else Pair
-        out = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {n}") from None
-            out.append(_validate(model, obj, path, f"line {n}"))
-        return out  # type: ignore[return-value]
+        return read_jsonl(path, Triplet if fmt == "triplets-jsonl" else Pair)  # type: ignore[return-value]
+    text = _decode(path)
     if fmt == "pairs-csv":
         reader = csv.DictReader(io.StringIO(text))
         missing = {"sentence1", "sentence2"} - set(reader.fieldnames or [])

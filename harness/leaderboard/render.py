@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.atomic import atomic_write_text
-from harness.leaderboard.collect import FALSE_ACCEPT, Cell, Leaderboard, Row, suite_label
+from harness.leaderboard.collect import (
+    FALSE_ACCEPT,
+    Cell,
+    Leaderboard,
+    Row,
+    suite_label,
+)
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
 
 MISSING = "—"

@@ -20,7 +20,10 @@ ACCEPT_RATE = 0.95
 
 
 def _binary(pos: np.ndarray, neg: np.ndarray) -> dict[str, float]:
-    from sklearn.metrics import roc_auc_score, roc_curve  # here, not at import: sklearn+scipy cost ~2 s per cbench start
+    from sklearn.metrics import (  # here, not at import: sklearn+scipy cost ~2 s per cbench start
+        roc_auc_score,
+        roc_curve,
+    )
 
     y = np.concatenate([np.ones(len(pos)), np.zeros(len(neg))])
     s = np.concatenate([pos, neg])

@@ -130,6 +130,11 @@ class Scorer(ABC):
         """Provenance recorded in results (model revision, first stage, rerank depth, ...)."""
         return {}
 
+    def model_info(self) -> dict[str, Any]:
+        """Provenance of the submission's ``model``: reference, source, revision, weights hash."""
+        r = self.resolved
+        return {"model": self.config.model, "model_source": r.source, "model_revision": r.revision, "weights_fingerprint": r.fingerprint}  # type: ignore[attr-defined]
+
     def fingerprints(self) -> dict[str, str]:
         """What determines the scores beyond the submission YAML (weights, checkpoints): results
         made with other fingerprints are recomputed, not resumed."""

@@ -188,12 +188,8 @@ class CrossEncoderScorer(Scorer):
         return {"model": self.resolved.fingerprint, **{f"first_stage.{k}": v for k, v in self.first_stage.fingerprints().items()}}
 
     def info(self) -> dict[str, Any]:
-        r = self.resolved
         out: dict[str, Any] = {
-            "model": self.cfg.model,
-            "model_source": r.source,
-            "model_revision": r.revision,
-            "weights_fingerprint": r.fingerprint,
+            **self.model_info(),
             "max_length": self.cfg.max_length if self._model is None else int(self._model.max_length),
             "activation": self.cfg.activation,
             "first_stage": self.cfg.first_stage,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -10,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, check_remote_code
+from harness.models import ResolvedModel, check_remote_code, declared_int
 from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
 
 
@@ -44,15 +43,6 @@ def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: 
     return model
 
 
-def declared_max_seq_length(folder: Path) -> int | None:
-    """max_seq_length from a sentence-transformers folder's sentence_bert_config.json."""
-    try:
-        value = json.loads((folder / "sentence_bert_config.json").read_text()).get("max_seq_length")
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, int) else None
-
-
 class EncoderScorer(EmbeddingScorer):
     kind = "encoder"
     Config = EncoderConfig
@@ -77,7 +67,7 @@ class EncoderScorer(EmbeddingScorer):
         if self.cfg.max_seq_length is not None:
             return self.cfg.max_seq_length
         if self._model is None:
-            declared = declared_max_seq_length(Path(self.resolved.location))
+            declared = declared_int(Path(self.resolved.location), "sentence_bert_config.json", "max_seq_length")
             if declared is not None:
                 return declared
         return self.model.max_seq_length
@@ -105,12 +95,8 @@ class EncoderScorer(EmbeddingScorer):
         )
 
     def info(self) -> dict[str, Any]:
-        r = self.resolved
         return {
-            "model": self.cfg.model,
-            "model_source": r.source,
-            "model_revision": r.revision,
-            "weights_fingerprint": r.fingerprint,
+            **self.model_info(),
             "max_seq_length": self.max_seq_length(),
             "similarity": self.similarity,
         }

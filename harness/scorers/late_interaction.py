@@ -29,7 +29,6 @@ configured length of that role; scores are computed in float32.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,7 +37,7 @@ import torch
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.models import check_remote_code
+from harness.models import check_remote_code, declared_int
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
@@ -142,14 +141,6 @@ def top_k(scores: torch.Tensor, q_ids: list[str], doc_ids: list[str], k: int) ->
     return run
 
 
-def declared_length(folder: Path, key: str) -> int | None:
-    try:
-        value = json.loads((folder / "config_sentence_transformers.json").read_text()).get(key)
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, int) else None
-
-
 class LateInteractionScorer(Scorer):
     kind = "late-interaction"
     Config = LateInteractionConfig
@@ -192,7 +183,7 @@ class LateInteractionScorer(Scorer):
             return configured
         if self._model is not None:
             return getattr(self._model, key)
-        return declared_length(Path(self.resolved.location), key)
+        return declared_int(Path(self.resolved.location), "config_sentence_transformers.json", key)
 
     # -- token embeddings ----------------------------------------------------------------
     def cache_spec(self, role: str) -> dict:
@@ -285,12 +276,8 @@ class LateInteractionScorer(Scorer):
     def info(self) -> dict[str, Any]:
         import pylate
 
-        r = self.resolved
         return {
-            "model": self.cfg.model,
-            "model_source": r.source,
-            "model_revision": r.revision,
-            "weights_fingerprint": r.fingerprint,
+            **self.model_info(),
             "pylate_version": pylate.__version__,
             "query_length": self.length("query"),
             "document_length": self.length("document"),

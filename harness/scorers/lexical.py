@@ -42,6 +42,7 @@ from pydantic import Field
 
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
 
+
 class LexicalConfig(SubmissionBase):
     kind: Literal["lexical"]
     k1: float = Field(default=1.2, ge=0, le=100, description="term-frequency saturation (Lucene / Elasticsearch default 1.2)")

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from harness.errors import CBenchError
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
-from harness.scorers.encoder import EncoderScorer
-from harness.scorers.static import StaticScorer
-from harness.scorers.lexical import LexicalScorer
-from harness.scorers.late_interaction import LateInteractionScorer
 from harness.scorers.cross_encoder import CrossEncoderScorer
+from harness.scorers.encoder import EncoderScorer
+from harness.scorers.late_interaction import LateInteractionScorer
+from harness.scorers.lexical import LexicalScorer
+from harness.scorers.static import StaticScorer
 from harness.scorers.verifier import VerifierScorer
 
 SCORER_CLASSES: list[type[Scorer]] = [

@@ -71,12 +71,8 @@ class StaticScorer(EmbeddingScorer):
         ).astype(np.float32, copy=False)
 
     def info(self) -> dict[str, Any]:
-        r = self.resolved
         out: dict[str, Any] = {
-            "model": self.cfg.model,
-            "model_source": r.source,
-            "model_revision": r.revision,
-            "weights_fingerprint": r.fingerprint,
+            **self.model_info(),
             "max_length": self.cfg.max_length,
             "similarity": "cosine",
         }

@@ -15,7 +15,6 @@ from harness.scorers.base import DESCRIPTIVE_FIELDS, SubmissionBase
 from harness.scorers.registry import SCORERS
 from harness.yamlfile import load_yaml, validate_as
 
-
 DEPENDENCY_FIELDS = ("first_stage", "encoder")  # fields that name another submission
 
 

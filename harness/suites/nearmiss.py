@@ -16,7 +16,13 @@ from harness.errors import CBenchError, DataUnavailable
 from harness.metrics.nearmiss import pair_metrics, triplet_metrics
 from harness.models import hub_offline
 from harness.scorers.base import Scorer
-from harness.suites.base import NAME_PATTERN, DatasetOutcome, EvalOptions, Suite, SuiteConfig
+from harness.suites.base import (
+    NAME_PATTERN,
+    DatasetOutcome,
+    EvalOptions,
+    Suite,
+    SuiteConfig,
+)
 
 
 class NearMissFile(BaseModel):

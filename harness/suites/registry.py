@@ -10,7 +10,12 @@ from harness.errors import CBenchError
 from harness.paths import SUITES_DIR
 from harness.suites.base import Suite
 from harness.suites.nearmiss import NearMissSuite
-from harness.suites.retrieval import BeirDataset, BeirSuite, BeirSuiteConfig, NanoBEIRSuite
+from harness.suites.retrieval import (
+    BeirDataset,
+    BeirSuite,
+    BeirSuiteConfig,
+    NanoBEIRSuite,
+)
 from harness.yamlfile import load_yaml, validate_as
 
 SUITE_CLASSES: list[type[Suite]] = [

@@ -15,7 +15,13 @@ from harness.data.retrieval import RetrievalData, load_beir_folder
 from harness.errors import CBenchError, DataUnavailable
 from harness.metrics import retrieval as metrics
 from harness.scorers.base import Scorer
-from harness.suites.base import NAME_PATTERN, DatasetOutcome, EvalOptions, Suite, SuiteConfig
+from harness.suites.base import (
+    NAME_PATTERN,
+    DatasetOutcome,
+    EvalOptions,
+    Suite,
+    SuiteConfig,
+)
 
 
 class RetrievalSuite(Suite):

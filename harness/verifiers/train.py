@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .archs import ARCHS, ALIASES, Verifier, build_verifier
+from .archs import ALIASES, ARCHS, Verifier, build_verifier
 from .simmap import pad_tokens
 from .tokens import encode_tokens
 
