@@ -19,15 +19,6 @@ from harness.verifiers.archs import (
 )
 from harness.verifiers.simmap import pad_tokens, score_pairs, similarity_map
 
-@pytest.fixture(autouse=True, scope="module")
-def _single_thread():
-    """Tiny tensors: one intra-op thread is faster, and immune to a busy shared CPU."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 TINY = {
     "cnn": {"h1": 8, "h2": 16, "mlp": 16},
     "transformer": {"d": 32, "layers": 2, "heads": 2, "ff": 32},

@@ -15,15 +15,6 @@ from harness.verifiers.archs import build_verifier
 from harness.verifiers.simmap import score_pairs
 from harness.verifiers.train import load_verifier, mnrl_loss, train_verifier, triplets_sha256
 
-@pytest.fixture(autouse=True, scope="module")
-def _single_thread():
-    """Tiny tensors: one intra-op thread is faster, and immune to a busy shared CPU."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 TINY = {
     "cnn": {"h1": 8, "h2": 16, "mlp": 16},
     "transformer": {"d": 32, "layers": 1, "heads": 2, "ff": 32},
