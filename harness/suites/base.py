@@ -58,6 +58,15 @@ class Suite(ABC):
         blob = json.dumps(self.config.model_dump(mode="json", exclude={"description"}), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    def candidates(self, ref: str) -> list[Path]:
+        """Where a data path named in the suite may be: as given when absolute, else relative to
+        the suite file, then to the data dir (in that order)."""
+        rel = Path(ref).expanduser()
+        if rel.is_absolute():
+            return [rel]
+        roots = [r for r in (self.path.parent if self.path is not None else None, self.data_dir) if r is not None]
+        return [root / rel for root in roots]
+
     @abstractmethod
     def dataset_names(self) -> list[str]: ...
 

@@ -59,13 +59,7 @@ class NearMissSuite(Suite):
 
     # -- data ------------------------------------------------------------------------------
     def _locate(self, f: NearMissFile) -> Path:
-        rel = Path(f.path).expanduser()
-        candidates = [rel] if rel.is_absolute() else []
-        if not rel.is_absolute():
-            if self.path is not None:
-                candidates.append(self.path.parent / rel)
-            if self.data_dir is not None:
-                candidates.append(self.data_dir / rel)
+        candidates = self.candidates(f.path)
         for c in candidates:
             if c.is_file():
                 return c

@@ -84,19 +84,11 @@ class BeirSuite(RetrievalSuite):
         return [d.name for d in self.config.datasets]
 
     def folder(self, ds: BeirDataset) -> Path:
-        rel = Path(ds.path).expanduser()
-        candidates = []
-        if rel.is_absolute():
-            candidates.append(rel)
-        else:
-            if self.path is not None:
-                candidates.append(self.path.parent / rel)
-            if self.data_dir is not None:
-                candidates.append(self.data_dir / rel)
+        candidates = self.candidates(ds.path)
         for c in candidates:
             if c.is_dir():
                 return c.resolve()
-        tried = ", ".join(str(c) for c in candidates) or f"{rel} (set CBENCH_DATA_DIR or --data-dir)"
+        tried = ", ".join(str(c) for c in candidates) or f"{ds.path} (set CBENCH_DATA_DIR or --data-dir)"
         raise DataUnavailable(
             f"BEIR folder not found (tried {tried}); put corpus.jsonl, queries.jsonl and qrels/{ds.split}.tsv "
             f"there, or point CBENCH_DATA_DIR / --data-dir at the folder that holds '{ds.path}'",
