@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from harness.errors import CBenchError
 from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.scorers.control import ControlScorer
 from harness.scorers.cross_encoder import CrossEncoderScorer
 from harness.scorers.encoder import EncoderScorer
 from harness.scorers.late_interaction import LateInteractionScorer
@@ -21,6 +22,7 @@ SCORER_CLASSES: list[type[Scorer]] = [
     LateInteractionScorer,
     CrossEncoderScorer,
     VerifierScorer,
+    ControlScorer,
 ]
 if TYPE_CHECKING:
     from harness.submissions import Submission
