@@ -26,6 +26,11 @@ class EncoderConfig(HFModelFields):
     similarity: Literal["cosine", "dot"] = "cosine"
     query_prompt: str = ""
     document_prompt: str = ""
+    weights_delta: str | None = Field(
+        default=None,
+        description="safetensors file of parameters that replace the model's own (e.g. the top layers an "
+        "end-to-end verifier trained); relative: to the submission file",
+    )
 
 
 def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: RunContext, source: str) -> Any:
@@ -41,6 +46,24 @@ def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: 
     if cfg.max_seq_length is not None:
         model.max_seq_length = cfg.max_seq_length
     return model
+
+
+def apply_weights_delta(model: Any, path: Path, source: str) -> None:
+    """Overwrite the model's parameters named in a safetensors file (all must exist, same shapes)."""
+    import torch
+    from safetensors.torch import load_file
+
+    try:
+        delta = load_file(str(path))
+    except Exception as e:  # noqa: BLE001 - not a safetensors file: one line
+        raise CBenchError(f"cannot read weights delta {path}: {e}", source=source, field="weights_delta") from None
+    own = model.state_dict()
+    for name, tensor in delta.items():
+        if name not in own or own[name].shape != tensor.shape:
+            raise CBenchError(f"weights delta {path.name}: '{name}' does not match the model", source=source, field="weights_delta")
+    with torch.no_grad():
+        for name, tensor in delta.items():
+            own[name].copy_(tensor.to(own[name].dtype))
 
 
 class EncoderScorer(EmbeddingScorer):
@@ -59,8 +82,31 @@ class EncoderScorer(EmbeddingScorer):
     @property
     def model(self):
         if self._model is None:
-            self._model = load_sentence_transformer(self.resolved, self.cfg, self.ctx, self.source)
+            model = load_sentence_transformer(self.resolved, self.cfg, self.ctx, self.source)
+            if self.cfg.weights_delta:
+                apply_weights_delta(model, self.delta_path, self.source)
+            self._model = model
         return self._model
+
+    @property
+    def delta_path(self) -> Path:
+        path = self.local_path(self.cfg.weights_delta or "")
+        if not path.is_file():
+            raise CBenchError(f"weights delta not found: {path}", source=self.source, field="weights_delta")
+        return path
+
+    @property
+    def weights_fingerprint(self) -> str:
+        """The model's fingerprint, combined with the delta's sha256 when there is one."""
+        if not self.cfg.weights_delta:
+            return self.resolved.fingerprint
+        import hashlib
+
+        delta = hashlib.sha256(self.delta_path.read_bytes()).hexdigest()
+        return hashlib.sha256(f"{self.resolved.fingerprint}+{delta}".encode()).hexdigest()
+
+    def fingerprints(self) -> dict[str, str]:
+        return {"model": self.weights_fingerprint}
 
     def max_seq_length(self) -> int | None:
         """The effective length, read from the model folder when possible (no model load)."""
@@ -78,7 +124,7 @@ class EncoderScorer(EmbeddingScorer):
     def cache_spec(self, role: str) -> dict:
         return {
             "kind": "encoder-pooled",
-            "weights": self.resolved.fingerprint,
+            "weights": self.weights_fingerprint,
             "max_seq_length": self.max_seq_length(),
             "role": role,
             "prompt": self.prompt(role),
@@ -95,8 +141,15 @@ class EncoderScorer(EmbeddingScorer):
         )
 
     def info(self) -> dict[str, Any]:
+        delta = {}
+        if self.cfg.weights_delta:
+            from harness.paths import PROJECT_ROOT
+
+            p = self.delta_path.resolve()
+            delta = {"weights_delta": str(p.relative_to(PROJECT_ROOT)) if p.is_relative_to(PROJECT_ROOT) else p.name, "weights_fingerprint": self.weights_fingerprint}
         return {
             **self.model_info(),
+            **delta,
             "max_seq_length": self.max_seq_length(),
             "similarity": self.similarity,
         }
