@@ -186,7 +186,10 @@ def suites_list(data_dir: DataDir = None) -> None:
 def data_pull(
     what: Annotated[str, typer.Argument(help="Data set to copy: nanobeir.")],
     to: Annotated[Path, typer.Option("--to", help="Data root to write into (use it as CBENCH_DATA_DIR).")],
-    revision: Annotated[str | None, typer.Option("--revision", help="Hub revision (default: the suite's).")] = None,
+    revision: Annotated[
+        list[str] | None,
+        typer.Option("--revision", help="NAME=REV: pull dataset NAME at hub revision REV instead of the suite's pinned commit (repeatable)."),
+    ] = None,
 ) -> None:
     """Copy hub data into the local layout cbench reads offline (run on a connected machine)."""
     from harness.data.nanobeir import pull
@@ -196,13 +199,21 @@ def data_pull(
     try:
         if what != "nanobeir":
             raise CBenchError(f"unknown data set '{what}'; known: nanobeir", source="data pull")
+        suite = load_suite_file(suite_files()["nanobeir"], None)
+        revisions = dict(suite.config.revisions)
+        for item in revision or []:
+            name, sep, rev = item.partition("=")
+            if not sep or not rev or name not in suite.config.datasets:
+                raise CBenchError(f"expected NAME=REV with NAME one of {', '.join(suite.config.datasets)}, got {item!r}", source="data pull", field="--revision")
+            revisions[name] = rev
         if hub_offline():
             raise CBenchError("HF_HUB_OFFLINE is set; pulling needs the hub", source="data pull")
-        suite = load_suite_file(suite_files()["nanobeir"], None)
-        for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revision=revision or suite.config.revision):
+        for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revisions=revisions):
             err_console.print(f"wrote {folder}")
     except CBenchError as e:
         fail(e)
+    except OSError as e:  # --to unwritable, read-only, full
+        fail(CBenchError(f"cannot write: {e.strerror or e}", source=e.filename or to))
 
 
 from harness.commands import register_all  # noqa: E402
