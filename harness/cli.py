@@ -12,7 +12,7 @@ import typer
 
 from harness import __version__
 from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
-from harness.ui import err_console, out_console, setup_logging
+from harness.ui import err_console, out_console, print_table, setup_logging
 
 app = typer.Typer(
     add_completion=False,
@@ -95,12 +95,12 @@ def run(
         if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":
             e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
         fail(e)
-    _summary(sub.name, outcomes, ctx)
+    _summary(sub.name, outcomes, ctx, quiet=quiet)
     if any(o.skipped for o, _ in outcomes):
         raise typer.Exit(EXIT_SKIPPED)
 
 
-def _summary(name: str, outcomes: list, ctx) -> None:
+def _summary(name: str, outcomes: list, ctx, *, quiet: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"cbench results: {name}", title_justify="left")
@@ -116,9 +116,10 @@ def _summary(name: str, outcomes: list, ctx) -> None:
                 table.add_row(r.suite, ds, r.main_metric, "—", f"skipped: {r.skipped[ds][:60]}")
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
         table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", str(outcome.path))
-    out_console.print(table)
-    encoded = ctx.counters.get("texts_encoded", 0)
-    err_console.print(f"texts encoded this run: {encoded}", highlight=False)
+    print_table(table)
+    if not quiet:  # --quiet: errors and the table only
+        encoded = ctx.counters.get("texts_encoded", 0)
+        err_console.print(f"texts encoded this run: {encoded}", highlight=False)
 
 
 @submissions_app.command("list")
@@ -138,7 +139,7 @@ def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
     for s in subs.values():
         params = s.config.parameters
         table.add_row(s.name, s.kind, str(getattr(s.config, "model", "") or ""), f"{params:,}" if params else "", str(s.path))
-    out_console.print(table)
+    print_table(table)
 
 
 @submissions_app.command("validate")
@@ -179,7 +180,7 @@ def suites_list(data_dir: DataDir = None) -> None:
             table.add_row(s.name, s.type, s.task, names, s.config.description)
     except CBenchError as e:
         fail(e)
-    out_console.print(table)
+    print_table(table)
 
 
 @data_app.command("pull")
