@@ -35,6 +35,12 @@ DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Local data roo
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final table.")]
 
 
+def os_error(e: OSError) -> CBenchError:
+    from harness.results import os_reason
+
+    return CBenchError(os_reason(e), source=e.filename)
+
+
 def fail(e: CBenchError) -> None:
     for line in e.lines:
         err_console.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
@@ -95,6 +101,8 @@ def run(
         if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":
             e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
         fail(e)
+    except OSError as e:  # a filesystem fault not handled where it happened: one line, not a traceback
+        fail(os_error(e))
     _summary(sub.name, outcomes, ctx, quiet=quiet)
     if any(o.skipped for o, _ in outcomes):
         raise typer.Exit(EXIT_SKIPPED)
@@ -214,7 +222,7 @@ def data_pull(
     except CBenchError as e:
         fail(e)
     except OSError as e:  # --to unwritable, read-only, full
-        fail(CBenchError(f"cannot write: {e.strerror or e}", source=e.filename or to))
+        fail(CBenchError(f"cannot write: {os_error(e).message}", source=e.filename or to))
 
 
 from harness.commands import register_all  # noqa: E402
@@ -229,6 +237,9 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    except OSError as e:  # any command: a filesystem fault is one line and exit 2, never a traceback
+        err_console.print(f"[red]error:[/red] {os_error(e).line}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 if __name__ == "__main__":
