@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.data.nanobeir import COMMIT, NANOBEIR_DATASETS, load_nanobeir
 from harness.data.retrieval import RetrievalData, load_beir_folder
@@ -108,6 +108,14 @@ class NanoBEIRSuiteConfig(SuiteConfig):
     hub_prefix: str = Field(default="zeta-alpha-ai/Nano", description="repo id = prefix + dataset name")
     revisions: dict[str, str] = Field(description="dataset -> the hub commit (40 hex digits) its repo is pinned to")
     datasets: list[str] = Field(default_factory=lambda: list(NANOBEIR_DATASETS), min_length=1)
+
+    @field_validator("datasets", "revisions")
+    @classmethod
+    def _known_datasets(cls, v):  # checked before the pins, so an unknown name is named as such
+        unknown = [d for d in v if d not in NANOBEIR_DATASETS]
+        if unknown:
+            raise ValueError(f"unknown NanoBEIR dataset(s) {unknown}; known: {', '.join(NANOBEIR_DATASETS)}")
+        return v
 
     @model_validator(mode="after")
     def _every_dataset_pinned(self) -> NanoBEIRSuiteConfig:
