@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CBENCH=${CBENCH:-cbench}
+# one thread: faster than two for these small batches on a 2-core machine that is doing anything else
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 what=${1:-all}
 if [[ $what == frozen || $what == all ]]; then
   for arch in transformer cnn; do
