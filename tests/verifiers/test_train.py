@@ -231,16 +231,19 @@ def test_encode_tokens_minilm(minilm):
     assert encode_tokens(minilm, []) == []
 
 
+E2E_TRIPLETS = [
+    ("The cat sat on the mat.", "A cat is sitting on a mat.", "The mat sat on the cat."),
+    ("Paris is in France.", "France contains Paris.", "France is in Paris."),
+    ("The dog bit the man.", "A man was bitten by a dog.", "The man bit the dog."),
+    ("It is raining.", "Rain is falling.", "It is not raining."),
+]
+
+
 @pytest.mark.slow
 def test_end_to_end_training_updates_encoder(minilm, tmp_path):
     from harness.verifiers.tokens import encode_tokens
 
-    triplets = [
-        ("The cat sat on the mat.", "A cat is sitting on a mat.", "The mat sat on the cat."),
-        ("Paris is in France.", "France contains Paris.", "France is in Paris."),
-        ("The dog bit the man.", "A man was bitten by a dog.", "The man bit the dog."),
-        ("It is raining.", "Rain is falling.", "It is not raining."),
-    ]
+    triplets = E2E_TRIPLETS
     before = {k: p.detach().clone() for k, p in minilm.named_parameters()}
     try:
         res = train_verifier("cnn", triplets, None, tmp_path, config=TINY["cnn"], steps=2,
@@ -266,12 +269,7 @@ def test_top_layer_training_ships_as_a_delta_the_encoder_kind_applies(minilm, tm
     from harness.scorers.encoder import EncoderConfig, EncoderScorer
     from harness.verifiers.train import save_encoder_delta, trainable_encoder_params
 
-    triplets = [
-        ("The cat sat on the mat.", "A cat is sitting on a mat.", "The mat sat on the cat."),
-        ("Paris is in France.", "France contains Paris.", "France is in Paris."),
-        ("The dog bit the man.", "A man was bitten by a dog.", "The man bit the dog."),
-        ("It is raining.", "Rain is falling.", "It is not raining."),
-    ]
+    triplets = E2E_TRIPLETS
     names = [n for n, _ in trainable_encoder_params(minilm, 1)]
     assert names and all(".encoder.layer.5." in n for n in names)  # MiniLM-L6: layers 0-5
     before = {k: p.detach().clone() for k, p in minilm.named_parameters()}
