@@ -17,7 +17,8 @@ from pydantic import ValidationError
 from harness.errors import CBenchError, DataUnavailable
 from harness.provenance import environment, now
 from harness.results import Metadata, Results, read_results, results_path, write_results
-from harness.scorers.base import RunContext, Scorer
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer
 from harness.submissions import Submission
 from harness.suites.base import EvalOptions, Suite
 
@@ -61,9 +62,11 @@ def run_suite(
     opts: EvalOptions,
     *,
     overwrite: bool = False,
+    dependencies: dict[str, str] | None = None,
 ) -> SuiteOutcome:
+    """``dependencies``: hashes of the submissions ``sub`` builds on (Registry.dependencies)."""
     path = results_path(results_dir, sub.name, suite.name)
-    deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
+    deps = dict(dependencies or {})
     fingerprints = scorer.fingerprints()
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(str(path.with_name(f".{path.name}.lock"))):

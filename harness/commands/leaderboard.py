@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from harness.errors import EXIT_BAD_INPUT, CBenchError
-from harness.ui import err_console, out_console
+from harness.ui import err_console, fail, out_console
 
 ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
 
@@ -21,12 +21,6 @@ class Format(str, Enum):
 
 class ExportFormat(str, Enum):
     mteb = "mteb"
-
-
-def _fail(e: CBenchError) -> None:
-    from harness.cli import fail
-
-    fail(e)
 
 
 def leaderboard(
@@ -52,7 +46,7 @@ def leaderboard(
 
         lb = build(rdir, subs, retrieval=retrieval, composition=composition)
     except CBenchError as e:
-        _fail(e)
+        fail(e)
     for w in lb.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True)
     if fmt is Format.rich:
@@ -121,7 +115,7 @@ def export(
     try:
         report = export_mteb(results_dir or DEFAULT_RESULTS_DIR, out)
     except CBenchError as e:
-        _fail(e)
+        fail(e)
     for note in report.notes:
         err_console.print(note, highlight=False, soft_wrap=True, markup=False)
     tasks = sum(1 for p in report.written if p.name != "model_meta.json")

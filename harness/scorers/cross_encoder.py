@@ -25,7 +25,8 @@ from pydantic import Field
 from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.models import check_remote_code
-from harness.scorers.base import NAME_PATTERN, RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import NAME_PATTERN, Scorer, SubmissionBase, config_hash
 
 
 class CrossEncoderConfig(SubmissionBase):
@@ -40,68 +41,20 @@ class CrossEncoderConfig(SubmissionBase):
     trust_remote_code: bool = False
 
 
-def _registry(ctx: RunContext):
-    if ctx.submissions is None:
-        from harness.submissions import Registry
-
-        ctx.submissions = Registry()
-    return ctx.submissions
-
-
-def submission_source(name: str, ctx: RunContext) -> str:
-    """How errors name a submission: its file and name when the registry has it."""
-    try:
-        sub = _registry(ctx).all().get(name)
-    except CBenchError:
-        sub = None
-    path: Path | None = sub.path if sub is not None else None
-    return f"{path} (submission {name})" if path else f"submission {name}"
-
-
 class CrossEncoderScorer(Scorer):
     kind = "cross-encoder"
     Config = CrossEncoderConfig
+    parts = ("first_stage",)
 
-    def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None, first_stage: Scorer):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
-        self.first_stage_submission = self._check_chain()
-        self._first_stage: Scorer | None = None
+        self.first_stage = first_stage  # built by harness.submissions.registry.build_submission_scorer
 
     @property
     def source(self) -> str:
-        return submission_source(self.cfg.name, self.ctx)
-
-    def _check_chain(self):
-        """The first-stage Submission; errors for unknown names and cycles (a -> b -> a)."""
-        registry = _registry(self.ctx)
-        chain = [self.cfg.name]
-        cfg: SubmissionBase = self.cfg
-        first = None
-        while (nxt := getattr(cfg, "first_stage", None)) is not None:
-            owner = chain[-1]
-            if nxt in chain:
-                loop = " -> ".join([*chain[chain.index(nxt) :], nxt])
-                raise CBenchError(f"'{nxt}' reranks itself through its first stages ({loop})", source=submission_source(owner, self.ctx), field="first_stage")
-            try:
-                sub = registry.get(nxt, source=submission_source(owner, self.ctx))
-            except CBenchError as e:
-                raise CBenchError(e.message, source=e.source, field="first_stage") from None
-            first = first or sub
-            chain.append(nxt)
-            cfg = sub.config
-        return first
-
-    @property
-    def first_stage(self) -> Scorer:
-        if self._first_stage is None:
-            from harness.scorers.registry import build_submission_scorer
-
-            # Shared with any other submission of this run that uses the same first stage.
-            self._first_stage = build_submission_scorer(self.first_stage_submission, self.ctx)
-        return self._first_stage
-
+        return f"{self.path} (submission {self.cfg.name})" if self.path else f"submission {self.cfg.name}"
 
     @property
     def model(self):
@@ -193,12 +146,8 @@ class CrossEncoderScorer(Scorer):
             "max_length": self.cfg.max_length if self._model is None else int(self._model.max_length),
             "activation": self.cfg.activation,
             "first_stage": self.cfg.first_stage,
-            "first_stage_hash": None,
+            "first_stage_hash": config_hash(self.first_stage.config),
             "rerank_depth": self.cfg.rerank_depth,
+            "first_stage_info": self.first_stage.info(),
         }
-        sub = self.first_stage_submission
-        if sub is not None:
-            out["first_stage_hash"] = sub.hash
-            if self._first_stage is not None:
-                out["first_stage_info"] = self._first_stage.info()
         return out

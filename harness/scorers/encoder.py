@@ -10,7 +10,8 @@ from pydantic import Field
 
 from harness.errors import CBenchError
 from harness.models import ResolvedModel, check_remote_code, declared_int
-from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import EmbeddingScorer, SubmissionBase
 
 
 class HFModelFields(SubmissionBase):
@@ -47,8 +48,8 @@ class EncoderScorer(EmbeddingScorer):
     kind = "encoder"
     Config = EncoderConfig
 
-    def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self.similarity = config.similarity
         self._model = None

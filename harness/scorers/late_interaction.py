@@ -38,7 +38,8 @@ from pydantic import Field
 
 from harness.errors import CBenchError
 from harness.models import check_remote_code, declared_int
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
@@ -145,8 +146,8 @@ class LateInteractionScorer(Scorer):
     kind = "late-interaction"
     Config = LateInteractionConfig
 
-    def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
         self.searches: set[str] = set()

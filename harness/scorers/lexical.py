@@ -40,7 +40,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
 
 
 class LexicalConfig(SubmissionBase):
@@ -114,8 +115,8 @@ class LexicalScorer(Scorer):
     kind = "lexical"
     Config = LexicalConfig
 
-    def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
 
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:

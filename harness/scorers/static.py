@@ -18,7 +18,8 @@ import numpy as np
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import EmbeddingScorer, SubmissionBase
 
 # model2vec's StaticModel.encode default: truncate to 512 tokens.
 DEFAULT_MAX_LENGTH = 512
@@ -37,8 +38,8 @@ class StaticScorer(EmbeddingScorer):
     Config = StaticConfig
     similarity = "cosine"
 
-    def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
 
