@@ -4,7 +4,7 @@ Retrieval: the submission named by ``first_stage`` retrieves its top ``rerank_de
 per query; the cross-encoder scores each (query, document) pair and the reranked list, cut to
 ``top_k``, is the run. Documents the first stage did not return are never returned, so the
 cross-encoder only reorders first-stage candidates (and ``top_k`` above ``rerank_depth`` returns
-``rerank_depth`` documents). Ties are broken by document id.
+``rerank_depth`` documents). Ties: harness.search's rule (score descending, id ascending).
 
 Pair scores (near-miss suite): the cross-encoder's score of (a, b), after ``activation``
 (sigmoid: in [0, 1]; none: the raw logit).
@@ -27,6 +27,7 @@ from harness.errors import CBenchError
 from harness.models import check_remote_code
 from harness.run_context import RunContext
 from harness.scorers.base import NAME_PATTERN, Scorer, SubmissionBase, config_hash
+from harness.search import rank
 
 
 class CrossEncoderConfig(SubmissionBase):
@@ -121,15 +122,14 @@ class CrossEncoderScorer(Scorer):
         pairs: list[tuple[str, str]] = []
         where: list[tuple[str, str]] = []
         for qid in queries:
-            cands = sorted(first.get(qid, {}).items(), key=lambda kv: (-kv[1], kv[0]))[: self.cfg.rerank_depth]
-            for did, _ in cands:
+            for did in rank(first.get(qid, {}), self.cfg.rerank_depth):
                 pairs.append((queries[qid], corpus[did]))
                 where.append((qid, did))
         scores = self.predict(pairs, "reranking")
         per_query: dict[str, list[tuple[str, float]]] = {qid: [] for qid in queries}
         for (qid, did), s in zip(where, scores.tolist(), strict=True):
             per_query[qid].append((did, s))
-        return {qid: dict(sorted(docs, key=lambda x: (-x[1], x[0]))[:top_k]) for qid, docs in per_query.items()}
+        return {qid: rank(docs, top_k) for qid, docs in per_query.items()}
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):

@@ -40,6 +40,7 @@ from harness.errors import CBenchError
 from harness.models import check_remote_code, declared_int
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
+from harness.search import rank_row
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
@@ -127,19 +128,9 @@ def maxsim(queries: list[torch.Tensor], docs: list[torch.Tensor], device: str = 
 
 
 def top_k(scores: torch.Tensor, q_ids: list[str], doc_ids: list[str], k: int) -> dict[str, dict[str, float]]:
-    """Best k per row, ties broken by document id (everything tied with the k-th is sorted)."""
-    run: dict[str, dict[str, float]] = {}
-    if k <= 0 or not doc_ids:
-        return {q: {} for q in q_ids}
-    kk = min(k, len(doc_ids))
-    for r, qid in enumerate(q_ids):
-        row = scores[r]
-        kth = torch.topk(row, kk).values[-1]
-        cand = torch.nonzero(row >= kth).flatten().tolist()
-        vals = row.tolist()
-        ranked = sorted(cand, key=lambda j: (-vals[j], doc_ids[j]))[:kk]
-        run[qid] = {doc_ids[j]: float(vals[j]) for j in ranked}
-    return run
+    """Best k per row (harness.search's tie rule)."""
+    rows = scores.numpy()
+    return {qid: rank_row(rows[r], doc_ids, k) for r, qid in enumerate(q_ids)}
 
 
 class LateInteractionScorer(Scorer):

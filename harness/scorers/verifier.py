@@ -21,6 +21,7 @@ from harness.errors import CBenchError
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
 from harness.scorers.encoder import EncoderScorer
+from harness.search import rank
 
 
 class VerifierConfig(SubmissionBase):
@@ -109,7 +110,7 @@ class VerifierScorer(Scorer):
         run: dict[str, dict[str, float]] = {qid: {} for qid in first}
         for (qid, did), s in zip(pairs, scores, strict=True):
             run[qid][did] = float(s)
-        return {qid: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:top_k]) for qid, docs in run.items()}
+        return {qid: rank(docs, top_k) for qid, docs in run.items()}
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return self._score(a, b)
