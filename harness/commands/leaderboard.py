@@ -26,8 +26,8 @@ class ExportFormat(str, Enum):
 def leaderboard(
     results_dir: ResultsDir = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/).")] = None,
-    retrieval: Annotated[str, typer.Option("--retrieval", help="Retrieval suite for the x axis (falls back to the retrieval suite with most results when none has it).")] = "nanobeir",
-    composition: Annotated[str, typer.Option("--composition", help="Near-miss suite for the y axis (sugarcrepe-pp is always shown as a second column).")] = "nearmiss",
+    retrieval: Annotated[str | None, typer.Option("--retrieval", help="Retrieval suite for the x axis (default: the suites' preferred one, nanobeir; falls back to the retrieval suite with most results when none has it).")] = None,
+    composition: Annotated[str | None, typer.Option("--composition", help="Near-miss suite for the y axis (default: the suites' preferred one, nearmiss; the next composition suite, sugarcrepe-pp, is shown as a second column).")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="files: write the four files; rich: print the table here.")] = Format.files,
     check: Annotated[bool, typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems.")] = False,
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,

@@ -54,6 +54,11 @@ class Scorer(ABC):
     # arguments of the constructor of the same name), e.g. ("first_stage",) for a reranker.
     # harness.submissions.registry.build_submission_scorer resolves and builds them.
     parts: ClassVar[tuple[str, ...]] = ()
+    # What reports need to know about the kind: its colour in the leaderboard plot, and how an
+    # MTEB export describes it (ModelMeta model_type / framework).
+    colour: ClassVar[str] = "#7f7f7f"
+    mteb_model_type: ClassVar[str] = "dense"
+    mteb_frameworks: ClassVar[tuple[str, ...]] = ()
     # Rerankers keep their first stage's ranking of the last retrieve() here, so the suite can
     # report the change a reranker makes (before/after, as in the reference experiment).
     first_stage_run: dict[str, dict[str, float]] | None = None

@@ -45,6 +45,9 @@ class CrossEncoderConfig(SubmissionBase):
 class CrossEncoderScorer(Scorer):
     kind = "cross-encoder"
     Config = CrossEncoderConfig
+    colour = "#9467bd"  # leaderboard plot
+    mteb_model_type = "cross-encoder"
+    mteb_frameworks = ("Sentence Transformers",)
     parts = ("first_stage",)
 
     def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None, first_stage: Scorer):

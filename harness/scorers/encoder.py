@@ -47,6 +47,9 @@ def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: 
 class EncoderScorer(EmbeddingScorer):
     kind = "encoder"
     Config = EncoderConfig
+    colour = "#1f77b4"  # leaderboard plot
+    mteb_model_type = "dense"
+    mteb_frameworks = ("Sentence Transformers",)
 
     def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         super().__init__(config, ctx, base_dir, path=path)

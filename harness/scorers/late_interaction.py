@@ -136,6 +136,9 @@ def top_k(scores: torch.Tensor, q_ids: list[str], doc_ids: list[str], k: int) ->
 class LateInteractionScorer(Scorer):
     kind = "late-interaction"
     Config = LateInteractionConfig
+    colour = "#d62728"  # leaderboard plot
+    mteb_model_type = "late-interaction"
+    mteb_frameworks = ("PyLate",)
 
     def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         super().__init__(config, ctx, base_dir, path=path)

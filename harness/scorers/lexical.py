@@ -102,6 +102,8 @@ class Index:
 class LexicalScorer(Scorer):
     kind = "lexical"
     Config = LexicalConfig
+    colour = "#2ca02c"  # leaderboard plot
+    mteb_model_type = "sparse"
 
     def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         super().__init__(config, ctx, base_dir, path=path)

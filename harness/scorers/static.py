@@ -36,6 +36,8 @@ class StaticConfig(SubmissionBase):
 class StaticScorer(EmbeddingScorer):
     kind = "static"
     Config = StaticConfig
+    colour = "#ff7f0e"  # leaderboard plot
+    mteb_model_type = "dense"
     similarity = "cosine"
 
     def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):

@@ -38,6 +38,7 @@ class VerifierConfig(SubmissionBase):
 class VerifierScorer(Scorer):
     kind = "verifier"
     Config = VerifierConfig
+    colour = "#8c564b"  # leaderboard plot
     parts = ("first_stage", "encoder")
 
     def __init__(
