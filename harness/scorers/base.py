@@ -14,6 +14,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.cache import cached_encode
+from harness.errors import CBenchError
 from harness.models import ResolvedModel, resolve_model
 from harness.run_context import RunContext
 from harness.search import exact_search
@@ -43,6 +44,13 @@ class SubmissionBase(BaseModel):
     url: str | None = None
     license: str | None = None
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
+
+
+class ModelFields(SubmissionBase):
+    """Fields of every kind whose submission names a model: ``model`` and ``revision``."""
+
+    model: str = Field(min_length=1, description="hub id or local folder (relative: to the submission file's folder)")
+    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
 
 
 class Scorer(ABC):
@@ -126,6 +134,36 @@ class Scorer(ABC):
         """What determines the scores beyond the submission YAML (weights, checkpoints): results
         made with other fingerprints are recomputed, not resumed."""
         return {"model": self.resolved.fingerprint} if hasattr(self.config, "model") else {}
+
+
+class ModelScorer(Scorer):
+    """A kind whose submission names a model: the one lazy loader. ``model`` resolves the
+    reference (one-line error for missing / hub-only models offline), calls ``load_model`` once and
+    turns the library's load errors (``load_errors``) into one line (``load_failure``)."""
+
+    load_errors: ClassVar[tuple[type[Exception], ...]] = (OSError, ValueError)
+    _model: Any = None
+
+    @abstractmethod
+    def load_model(self, location: str) -> Any:
+        """The library's model object, from a resolved local folder."""
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load a model from {self.config.model}: {why}"  # type: ignore[attr-defined]
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            location = self.resolved.location
+            try:
+                model = self.load_model(location)
+            except CBenchError:
+                raise
+            except self.load_errors as e:
+                why = (str(e).splitlines() or [type(e).__name__])[0]
+                raise CBenchError(self.load_failure(location, why), source=self.source, field="model") from None
+            self._model = model
+        return self._model
 
 
 class EmbeddingScorer(Scorer):

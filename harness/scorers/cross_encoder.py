@@ -26,14 +26,12 @@ from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.models import check_remote_code
 from harness.run_context import RunContext
-from harness.scorers.base import NAME_PATTERN, Scorer, SubmissionBase, config_hash
+from harness.scorers.base import NAME_PATTERN, ModelFields, ModelScorer, Scorer, config_hash
 from harness.search import rank
 
 
-class CrossEncoderConfig(SubmissionBase):
+class CrossEncoderConfig(ModelFields):
     kind: Literal["cross-encoder"]
-    model: str = Field(min_length=1, description="hub id or local folder")
-    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
     max_length: int | None = Field(default=None, gt=0, le=32768, description="tokens of query + document; null = the model's")
     batch_size: int = Field(default=32, gt=0, le=4096)
     activation: Literal["sigmoid", "none"] = "sigmoid"
@@ -42,7 +40,7 @@ class CrossEncoderConfig(SubmissionBase):
     trust_remote_code: bool = False
 
 
-class CrossEncoderScorer(Scorer):
+class CrossEncoderScorer(ModelScorer):
     kind = "cross-encoder"
     Config = CrossEncoderConfig
     colour = "#9467bd"  # leaderboard plot
@@ -60,31 +58,26 @@ class CrossEncoderScorer(Scorer):
     def source(self) -> str:
         return f"{self.path} (submission {self.cfg.name})" if self.path else f"submission {self.cfg.name}"
 
-    @property
-    def model(self):
-        if self._model is None:
-            import torch
-            from sentence_transformers import CrossEncoder
+    def load_model(self, location: str) -> Any:
+        import torch
+        from sentence_transformers import CrossEncoder
 
-            location = self.resolved.location  # one-line error for hub-only models offline
-            remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
-            activation = torch.nn.Sigmoid() if self.cfg.activation == "sigmoid" else torch.nn.Identity()
-            try:
-                model = CrossEncoder(
-                    location,
-                    max_length=self.cfg.max_length,
-                    activation_fn=activation,
-                    device=self.ctx.device,
-                    trust_remote_code=remote,
-                    local_files_only=True,
-                )
-            except (OSError, ValueError) as e:
-                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise CBenchError(f"cannot load a cross-encoder from {self.cfg.model}: {msg}", source=self.source, field="model") from None
-            if model.num_labels != 1:
-                raise CBenchError(f"the model has {model.num_labels} output labels; a reranker needs exactly 1", source=self.source, field="model")
-            self._model = model
-        return self._model
+        remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
+        activation = torch.nn.Sigmoid() if self.cfg.activation == "sigmoid" else torch.nn.Identity()
+        model = CrossEncoder(
+            location,
+            max_length=self.cfg.max_length,
+            activation_fn=activation,
+            device=self.ctx.device,
+            trust_remote_code=remote,
+            local_files_only=True,
+        )
+        if model.num_labels != 1:
+            raise CBenchError(f"the model has {model.num_labels} output labels; a reranker needs exactly 1", source=self.source, field="model")
+        return model
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load a cross-encoder from {self.cfg.model}: {why}"
 
     def cache_spec(self) -> dict:
         return {
