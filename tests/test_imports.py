@@ -14,7 +14,7 @@ ROOT = Path(harness.__file__).resolve().parent
 LAYERS: list[set[str]] = [
     {"errors", "atomic", "paths", "yamlfile", "provenance", "ui", "search", "models", "cache"},
     {"run_context", "results", "metrics", "data", "verifiers"},
-    {"scorers"},
+    {"scorers", "surface"},
     {"submissions", "suites"},
     {"runner", "leaderboard", "export_mteb"},
     {"commands"},

@@ -13,24 +13,28 @@ from harness.errors import CBenchError
 def training_triplets(suite_name: str = "nearmiss", split: str = "train", identity: bool = True) -> tuple[list[tuple[str, str, str]], str]:
     """(anchor, positive, negative) of the suite's ``split`` and the data file it came from.
 
-    With ``identity`` each item also gives an identity triplet (anchor, anchor, negative), as in
-    the reference experiment's training data: without it a verifier can learn the shortcut
+    Five-text items give their four comparisons (every positive against every negative).
+    With ``identity`` each item also gives identity triplets (anchor, anchor, negative), as in
+    the reference experiment's training data: without them a verifier can learn the shortcut
     "near-identical token map = near-miss" and reject exact repeats (seen here: the first
     transformer trained on rewrites only scored identical texts below their near-misses)."""
-    from harness.data.nearmiss import Triplet, read_records
+    from harness.data.nearmiss import NearMissItem, Triplet, identity_triplets, read_records
     from harness.suites.registry import resolve_suite
 
     suite = resolve_suite(suite_name, None)
-    out: list[tuple[str, str, str]] = []
+    records: list = []
     sources = []
     for f in suite.config.files:
         path = suite._locate(f)  # noqa: SLF001 - same resolution rules as the suite
         sources.append(str(path))
-        out += [(r.anchor, r.positive, r.negative) for r in read_records(path, suite.config.format) if isinstance(r, Triplet) and r.split == split]
-    if not out:
-        raise CBenchError(f"no '{split}' triplets", source=", ".join(sources) or suite_name)
+        records += [r for r in read_records(path, suite.config.format) if isinstance(r, (Triplet, NearMissItem)) and r.split == split]
+    if not records:
+        raise CBenchError(f"no '{split}' records", source=", ".join(sources) or suite_name)
     if identity:
-        out += [(a, a, n) for a, _, n in out]
+        return identity_triplets(records), ", ".join(sources)
+    out: list[tuple[str, str, str]] = []
+    for r in records:
+        out += r.triplets() if isinstance(r, NearMissItem) else [(r.anchor, r.positive, r.negative)]
     return out, ", ".join(sources)
 
 
@@ -63,6 +67,8 @@ def register(app: typer.Typer) -> None:
         arch: Annotated[str, typer.Option("--arch", help="cnn | transformer (mean/maxsim/align have no parameters).")],
         out: Annotated[Path, typer.Option("--out", help="Output folder for checkpoint, config and curves.")],
         end_to_end: Annotated[bool, typer.Option("--end-to-end", help="Also fine-tune the encoder (slow on CPU).")] = False,
+        train_layers: Annotated[int | None, typer.Option("--train-layers", min=1, help="With --end-to-end: train only the encoder's top N layers and save them as encoder-delta.safetensors.")] = None,
+        encoder_lr: Annotated[float, typer.Option("--encoder-lr", help="With --end-to-end: the encoder's learning rate.")] = 2e-5,
         steps: Annotated[int, typer.Option("--steps", min=1)] = 1000,
         batch_size: Annotated[int, typer.Option("--batch-size", min=2)] = 32,
         lr: Annotated[float, typer.Option("--lr")] = 1e-4,
@@ -87,6 +93,8 @@ def register(app: typer.Typer) -> None:
 
         setup_logging(quiet)
         try:
+            if train_layers and not end_to_end:
+                raise CBenchError("--train-layers needs --end-to-end", source="--train-layers")
             if arch not in {"cnn", "transformer"}:
                 raise CBenchError(f"'{arch}' has no parameters to train; choose cnn or transformer", source="--arch")
             triplets, source = training_triplets(suite, identity=identity)
@@ -123,11 +131,17 @@ def register(app: typer.Typer) -> None:
                     temperature=temperature,
                     max_length=max_length,
                     end_to_end_model=enc.model if end_to_end else None,
+                    train_layers=train_layers,
+                    encoder_lr=encoder_lr,
                     progress=on_step,
                 )
-            if end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint
+            if end_to_end and train_layers:  # the trained top layers, applied by the encoder kind's weights_delta
+                from harness.verifiers.train import save_encoder_delta
+
+                save_encoder_delta(enc.model, train_layers, out / "encoder-delta.safetensors")
+            elif end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint
                 enc.model.save(str(out / "encoder"))
-            record_provenance(out, encoder=encoder, fingerprint=enc.resolved.fingerprint, max_length=max_length, suite=suite, source=source, identity=identity)
+            record_provenance(out, encoder=encoder, fingerprint=enc.weights_fingerprint, max_length=max_length, suite=suite, source=source, identity=identity)
         except CBenchError as e:
             fail(e)
         err_console.print(

@@ -1,6 +1,10 @@
 """Near-miss records and readers.
 
-Two record types:
+Three record types:
+- ``NearMissItem`` (nearmiss v2, the 2x2 design): anchor; pos_close (same meaning, minimal
+  in-place change); pos_far (same meaning, restructured); neg_close (the category's minimal
+  meaning-changing edit); neg_far (the same wrong meaning, restructured like pos_far). Each
+  item gives four comparisons s(a, pos_x) > s(a, neg_y).
 - ``Triplet``: anchor, positive (meaning-preserving rewrite), negative (near-miss), with
   category, split and id. SugarCrepe++ items are triplets with anchor = caption, positive =
   caption2 (a second positive) and ``two_positives`` set, which enables the TOT metric.
@@ -33,6 +37,45 @@ class Triplet(BaseModel):
     negative: str = Field(min_length=1)
 
 
+class NearMissItem(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(min_length=1)
+    category: str = Field(min_length=1)
+    split: str | None = None
+    anchor: str = Field(min_length=1)
+    pos_close: str = Field(min_length=1)
+    pos_far: str = Field(min_length=1)
+    neg_close: str = Field(min_length=1)
+    neg_far: str = Field(min_length=1)
+    domain: str | None = None
+    style: Literal["statement", "question", "request"] | None = None
+    frame: str | None = Field(default=None, description="generator frame (generated suites only)")
+
+    def triplets(self) -> list[tuple[str, str, str]]:
+        """The four (anchor, positive, negative) comparisons, cells in CELLS order."""
+        return [(self.anchor, getattr(self, p), getattr(self, n)) for p, n in CELLS]
+
+
+# The four comparisons of an item, named <positive>_<negative> by surface distance.
+CELLS = (("pos_close", "neg_close"), ("pos_close", "neg_far"), ("pos_far", "neg_close"), ("pos_far", "neg_far"))
+CELL_NAMES = ("close_close", "close_far", "far_close", "far_far")
+
+
+def identity_triplets(records: list) -> list[tuple[str, str, str]]:
+    """Training triplets from near-miss records, as in the reference experiment: every
+    (anchor, positive, negative) comparison plus identity triplets (anchor, anchor, negative)
+    for each distinct negative (without them a verifier can learn "near-identical token map =
+    near-miss" and reject exact repeats)."""
+    out: list[tuple[str, str, str]] = []
+    for r in records:
+        if isinstance(r, NearMissItem):
+            out += r.triplets()
+            out += [(r.anchor, r.anchor, r.neg_close), (r.anchor, r.anchor, r.neg_far)]
+        elif isinstance(r, Triplet):
+            out += [(r.anchor, r.positive, r.negative), (r.anchor, r.anchor, r.negative)]
+    return out
+
+
 class Pair(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     sentence1: str = Field(min_length=1)
@@ -53,7 +96,7 @@ class SugarCrepePPItem(BaseModel):
     negative_caption: str = Field(min_length=1)
 
 
-Format = Literal["triplets-jsonl", "pairs-csv", "pairs-jsonl", "sugarcrepe-pp"]
+Format = Literal["items-jsonl", "triplets-jsonl", "pairs-csv", "pairs-jsonl", "sugarcrepe-pp"]
 
 
 @dataclass
@@ -61,9 +104,13 @@ class NearMissData:
     name: str  # category or file stem
     triplets: list[Triplet]
     pairs: list[Pair]
+    items: list[NearMissItem]
     two_positives: bool
     source: str
     revision: str | None
+
+
+JSONL_RECORDS: dict[str, type[BaseModel]] = {"items-jsonl": NearMissItem, "triplets-jsonl": Triplet, "pairs-jsonl": Pair}
 
 
 def _decode(path: Path) -> str:
@@ -84,9 +131,9 @@ def _validate(model: type[BaseModel], obj: object, path: Path, where: str) -> Ba
         raise CBenchError(err["msg"], source=path, field=f"{where}: {field}") from None
 
 
-def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair]:
-    if fmt == "triplets-jsonl" or fmt == "pairs-jsonl":
-        return read_jsonl(path, Triplet if fmt == "triplets-jsonl" else Pair)  # type: ignore[return-value]
+def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair] | list[NearMissItem]:
+    if fmt in JSONL_RECORDS:
+        return read_jsonl(path, JSONL_RECORDS[fmt])  # type: ignore[return-value]
     text = _decode(path)
     if fmt == "pairs-csv":
         reader = csv.DictReader(io.StringIO(text))

@@ -8,6 +8,14 @@ For triplets (anchor a, positive p, near-miss n):
 - auroc: s as a classifier of positives (s(a, p)) versus near-misses (s(a, n)) (scikit-learn);
 - false_accept@95: share of near-misses accepted at the highest threshold that still accepts
   95% of positives (read off scikit-learn's ROC curve: FPR at the first point with TPR >= 0.95).
+For five-text items (nearmiss v2: anchor, pos_close, pos_far, neg_close, neg_far), four
+comparisons per item, s(a, pos_x) > s(a, neg_y) (strict):
+- cell_close_close, cell_close_far, cell_far_close, cell_far_far: each cell's accuracy;
+- triplet_accuracy: the mean of the four cells (chance 0.5; any function of surface distance
+  alone is right in one cross cell and wrong in the other);
+- group_accuracy: share of items with all four comparisons right (Winoground-style);
+- auroc / false_accept@95 over all positives (s(a, pos_close), s(a, pos_far)) versus all
+  negatives (s(a, neg_close), s(a, neg_far)); mean_sim_positive / mean_sim_negative / sim_gap.
 For pairs only the statistics defined for them are reported (mean_sim_negative, and auroc /
 false_accept@95 / mean_sim_positive when labelled meaning-preserving pairs are present).
 """
@@ -45,6 +53,32 @@ def triplet_metrics(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | None 
         s_pn = np.asarray(s_pn, dtype=np.float64)
         out["tot_accuracy"] = float(np.mean((s_ap > s_an) & (s_ap > s_pn)))
     out.update(_binary(s_ap, s_an))
+    return out
+
+
+def item_outcomes(s_pc: np.ndarray, s_pf: np.ndarray, s_nc: np.ndarray, s_nf: np.ndarray) -> np.ndarray:
+    """(items, 4) booleans: is each of the four comparisons right (cells in CELL_NAMES order)."""
+    s_pc, s_pf, s_nc, s_nf = (np.asarray(x, dtype=np.float64) for x in (s_pc, s_pf, s_nc, s_nf))
+    return np.stack([s_pc > s_nc, s_pc > s_nf, s_pf > s_nc, s_pf > s_nf], axis=1)
+
+
+def item_metrics(s_pc: np.ndarray, s_pf: np.ndarray, s_nc: np.ndarray, s_nf: np.ndarray) -> dict[str, float]:
+    from harness.data.nearmiss import CELL_NAMES
+
+    ok = item_outcomes(s_pc, s_pf, s_nc, s_nf)
+    cells = ok.mean(axis=0)
+    pos = np.concatenate([np.asarray(s_pc, dtype=np.float64), np.asarray(s_pf, dtype=np.float64)])
+    neg = np.concatenate([np.asarray(s_nc, dtype=np.float64), np.asarray(s_nf, dtype=np.float64)])
+    out = {
+        "triplet_accuracy": float(cells.mean()),
+        "group_accuracy": float(ok.all(axis=1).mean()),
+        **{f"cell_{name}": float(v) for name, v in zip(CELL_NAMES, cells, strict=True)},
+        "mean_sim_positive": float(pos.mean()),
+        "mean_sim_negative": float(neg.mean()),
+        "sim_gap": float(pos.mean() - neg.mean()),
+        "n": float(len(ok)),
+    }
+    out.update(_binary(pos, neg))
     return out
 
 

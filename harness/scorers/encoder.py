@@ -24,6 +24,29 @@ class EncoderConfig(HFModelFields):
     similarity: Literal["cosine", "dot"] = "cosine"
     query_prompt: str = ""
     document_prompt: str = ""
+    weights_delta: str | None = Field(
+        default=None,
+        description="safetensors file of parameters that replace the model's own (e.g. the top layers an "
+        "end-to-end verifier trained); relative: to the submission file",
+    )
+
+
+def apply_weights_delta(model: Any, path: Path, source: str) -> None:
+    """Overwrite the model's parameters named in a safetensors file (all must exist, same shapes)."""
+    import torch
+    from safetensors.torch import load_file
+
+    try:
+        delta = load_file(str(path))
+    except Exception as e:  # noqa: BLE001 - not a safetensors file: one line
+        raise CBenchError(f"cannot read weights delta {path}: {e}", source=source, field="weights_delta") from None
+    own = model.state_dict()
+    for name, tensor in delta.items():
+        if name not in own or own[name].shape != tensor.shape:
+            raise CBenchError(f"weights delta {path.name}: '{name}' does not match the model", source=source, field="weights_delta")
+    with torch.no_grad():
+        for name, tensor in delta.items():
+            own[name].copy_(tensor.to(own[name].dtype))
 
 
 class EncoderScorer(EmbeddingScorer, ModelScorer):
@@ -51,10 +74,32 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
         model = SentenceTransformer(location, device=self.ctx.device, trust_remote_code=remote)
         if self.cfg.max_seq_length is not None:
             model.max_seq_length = self.cfg.max_seq_length
+        if self.cfg.weights_delta:
+            apply_weights_delta(model, self.delta_path, self.source)
         return model
 
     def load_failure(self, location: str, why: str) -> str:
         return f"cannot load model from '{location}': {why if len(why) <= 200 else why[:200] + '…'}"
+
+    @property
+    def delta_path(self) -> Path:
+        path = self.local_path(self.cfg.weights_delta or "")
+        if not path.is_file():
+            raise CBenchError(f"weights delta not found: {path}", source=self.source, field="weights_delta")
+        return path
+
+    @property
+    def weights_fingerprint(self) -> str:
+        """The model's fingerprint, combined with the delta's sha256 when there is one."""
+        if not self.cfg.weights_delta:
+            return self.resolved.fingerprint
+        import hashlib
+
+        delta = hashlib.sha256(self.delta_path.read_bytes()).hexdigest()
+        return hashlib.sha256(f"{self.resolved.fingerprint}+{delta}".encode()).hexdigest()
+
+    def fingerprints(self) -> dict[str, str]:
+        return {"model": self.weights_fingerprint}
 
     def max_seq_length(self) -> int | None:
         """The effective length, read from the model folder when possible (no model load)."""
@@ -72,7 +117,7 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
     def cache_spec(self, role: str) -> dict:
         return {
             "kind": "encoder-pooled",
-            "weights": self.resolved.fingerprint,
+            "weights": self.weights_fingerprint,
             "max_seq_length": self.max_seq_length(),
             "role": role,
             "prompt": self.prompt(role),
@@ -89,8 +134,15 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
         )
 
     def info(self) -> dict[str, Any]:
+        delta = {}
+        if self.cfg.weights_delta:
+            from harness.paths import PROJECT_ROOT
+
+            p = self.delta_path.resolve()
+            delta = {"weights_delta": str(p.relative_to(PROJECT_ROOT)) if p.is_relative_to(PROJECT_ROOT) else p.name, "weights_fingerprint": self.weights_fingerprint}
         return {
             **self.model_info(),
+            **delta,
             "max_seq_length": self.max_seq_length(),
             "similarity": self.similarity,
         }

@@ -6,6 +6,7 @@ harness.submissions.registry.build_submission_scorer."""
 from __future__ import annotations
 
 from harness.scorers.base import Scorer
+from harness.scorers.control import ControlScorer
 from harness.scorers.cross_encoder import CrossEncoderScorer
 from harness.scorers.encoder import EncoderScorer
 from harness.scorers.late_interaction import LateInteractionScorer
@@ -20,5 +21,6 @@ SCORER_CLASSES: list[type[Scorer]] = [
     LateInteractionScorer,
     CrossEncoderScorer,
     VerifierScorer,
+    ControlScorer,
 ]
 SCORERS: dict[str, type[Scorer]] = {cls.kind: cls for cls in SCORER_CLASSES}

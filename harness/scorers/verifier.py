@@ -83,7 +83,7 @@ class VerifierScorer(Scorer):
 
     # -- token embeddings ------------------------------------------------------------------
     def token_spec(self) -> dict:
-        return {"kind": "encoder-tokens", "weights": self.encoder.resolved.fingerprint, "max_length": self.cfg.max_length, "dtype": "float16"}
+        return {"kind": "encoder-tokens", "weights": self.encoder.weights_fingerprint, "max_length": self.cfg.max_length, "dtype": "float16"}
 
     def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
         from harness.verifiers.tokens import encode_tokens
@@ -119,7 +119,7 @@ class VerifierScorer(Scorer):
     def fingerprints(self) -> dict[str, str]:
         from harness.models import folder_fingerprint
 
-        out = {"encoder": self.encoder.resolved.fingerprint}
+        out = {"encoder": self.encoder.weights_fingerprint}
         if self.cfg.checkpoint:
             out["checkpoint"] = folder_fingerprint(self.local_path(self.cfg.checkpoint))
         out.update({f"first_stage.{k}": v for k, v in self.first_stage.fingerprints().items()})
@@ -136,5 +136,5 @@ class VerifierScorer(Scorer):
             "checkpoint": self.cfg.checkpoint,
             "encoder": self.cfg.encoder,
             "token_max_length": self.cfg.max_length,
-            "weights_fingerprint": self.encoder.resolved.fingerprint,
+            "weights_fingerprint": self.encoder.weights_fingerprint,
         }

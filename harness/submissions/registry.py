@@ -77,7 +77,7 @@ class Registry:
         out: list[Path] = []
         for d in self.dirs:
             if d.is_dir():
-                out += sorted(p for p in d.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+                out += sorted(p for p in d.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
         return out
 
     def all(self) -> dict[str, Submission]:

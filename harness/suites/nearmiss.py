@@ -11,9 +11,9 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.data.nearmiss import Format, NearMissData, Pair, Triplet, read_records
+from harness.data.nearmiss import Format, NearMissData, NearMissItem, Pair, Triplet, read_records
 from harness.errors import CBenchError, DataUnavailable
-from harness.metrics.nearmiss import pair_metrics, triplet_metrics
+from harness.metrics.nearmiss import item_metrics, pair_metrics, triplet_metrics
 from harness.models import hub_offline
 from harness.scorers.base import Scorer
 from harness.suites.base import (
@@ -115,12 +115,20 @@ class NearMissSuite(Suite):
         records = self._load_all().get(name, [])
         triplets = [r for r in records if isinstance(r, Triplet)]
         pairs = [r for r in records if isinstance(r, Pair)]
-        return NearMissData(name, triplets, pairs, self.config.two_positives, str(self.path or ""), self._revisions.get(name))
+        items = [r for r in records if isinstance(r, NearMissItem)]
+        return NearMissData(name, triplets, pairs, items, self.config.two_positives, str(self.path or ""), self._revisions.get(name))
 
     # -- evaluation ------------------------------------------------------------------------
     def evaluate(self, scorer: Scorer, data: NearMissData, opts: EvalOptions) -> DatasetOutcome:
         t0 = time.perf_counter()
-        if data.triplets:
+        if data.items:
+            a = [r.anchor for r in data.items]
+            k = len(a)
+            s = scorer.score_pairs(a * 4, [getattr(r, f) for f in ("pos_close", "pos_far", "neg_close", "neg_far") for r in data.items])
+            _check_finite(s, data.name, scorer)
+            t1 = time.perf_counter()
+            metrics = item_metrics(s[:k], s[k : 2 * k], s[2 * k : 3 * k], s[3 * k :])
+        elif data.triplets:
             a = [t.anchor for t in data.triplets]
             p = [t.positive for t in data.triplets]
             n = [t.negative for t in data.triplets]
@@ -139,7 +147,7 @@ class NearMissSuite(Suite):
             _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
-        return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details={"items": len(data.triplets) or len(data.pairs)})
+        return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details={"items": len(data.items) or len(data.triplets) or len(data.pairs)})
 
     def aggregate(self, datasets: dict[str, dict[str, float]]) -> dict[str, float]:
         agg = super().aggregate(datasets)

