@@ -12,7 +12,7 @@ import typer
 
 from harness import __version__
 from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
-from harness.ui import err_console, out_console, print_table, setup_logging
+from harness.ui import err_console, fail, out_console, print_table, setup_logging
 
 app = typer.Typer(
     add_completion=False,
@@ -39,12 +39,6 @@ def os_error(e: OSError) -> CBenchError:
     from harness.results import os_reason
 
     return CBenchError(os_reason(e), source=e.filename)
-
-
-def fail(e: CBenchError) -> None:
-    for line in e.lines:
-        err_console.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
-    raise typer.Exit(e.exit_code)
 
 
 @app.callback(invoke_without_command=True)
@@ -74,9 +68,8 @@ def run(
     from harness.paths import DEFAULT_RESULTS_DIR
     from harness.paths import data_dir as resolve_data_dir
     from harness.runner import run_suite
-    from harness.scorers.base import RunContext
-    from harness.scorers.registry import build_submission_scorer
-    from harness.submissions import Registry
+    from harness.run_context import RunContext
+    from harness.submissions import Registry, build_submission_scorer
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
     from harness.ui import Progress
@@ -91,11 +84,12 @@ def run(
         opts = EvalOptions(top_k=top_k, limit_queries=limit_queries)
         outcomes = []
         with Progress(enabled=not quiet and sys.stderr.isatty()) as progress:
-            ctx = RunContext(device=device, use_cache=not no_cache, trust_remote_code=trust_remote_code, progress=progress, submissions=registry)
-            scorer = build_submission_scorer(sub, ctx)
+            ctx = RunContext(device=device, use_cache=not no_cache, trust_remote_code=trust_remote_code, progress=progress)
+            scorer = build_submission_scorer(sub, ctx, registry)
+            deps = registry.dependencies(sub)
             for s in suites:
                 t0 = time.perf_counter()
-                outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite)
+                outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite, dependencies=deps)
                 outcomes.append((outcome, time.perf_counter() - t0))
     except CBenchError as e:
         if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":

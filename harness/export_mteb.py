@@ -50,7 +50,9 @@ from typing import Any
 
 from harness.atomic import atomic_write_text
 from harness.errors import CBenchError
-from harness.results import Results, read_results
+from harness.results import Results, read_results, results_files
+from harness.scorers.base import Scorer
+from harness.scorers.registry import SCORERS
 
 MTEB_FORMAT_VERSION = "2.26.24"  # the mteb release whose TaskResult / ModelMeta layout this writes (not a producer)
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -76,8 +78,6 @@ TASKS: dict[str, dict[str, str]] = {"nanobeir": NANOBEIR_TASKS}
 SPLITS = {"nanobeir": "train"}  # mteb's Nano*Retrieval tasks evaluate split "train", as cbench does
 LANGUAGES = {"nanobeir": ["eng-Latn"]}
 MAIN_METRIC = "ndcg@10"
-MODEL_TYPES = {"encoder": "dense", "static": "dense", "late-interaction": "late-interaction", "cross-encoder": "cross-encoder", "lexical": "sparse"}
-FRAMEWORKS = {"encoder": ["Sentence Transformers"], "cross-encoder": ["Sentence Transformers"], "late-interaction": ["PyLate"]}
 SIMILARITY = {"cosine": "cosine", "dot": "dot", "maxsim": "MaxSim"}
 
 
@@ -143,6 +143,7 @@ def model_meta(r: Results, revision: str) -> dict[str, Any]:
     """model_meta.json: the fields mteb's ModelMeta requires, from the submission config in the results."""
     cfg = r.metadata.submission_config
     kind = str(cfg.get("kind", ""))
+    cls = SCORERS.get(kind)  # each kind declares its MTEB model type and frameworks
     url = cfg.get("url")
     similarity = r.metadata.scorer.get("similarity") or cfg.get("similarity")
     max_tokens = r.metadata.scorer.get("max_seq_length") or cfg.get("max_seq_length")
@@ -160,13 +161,13 @@ def model_meta(r: Results, revision: str) -> dict[str, Any]:
         "open_weights": None,
         "public_training_code": None,
         "public_training_data": None,
-        "framework": FRAMEWORKS.get(kind, []),
+        "framework": list(cls.mteb_frameworks) if cls is not None else [],
         "reference": url if isinstance(url, str) and url.startswith(("http://", "https://")) else None,
         "similarity_fn_name": SIMILARITY.get(str(similarity).lower()) if similarity else None,
         "use_instructions": prompts if kind == "encoder" else None,
         "training_datasets": None,
         "modalities": ["text"],
-        "model_type": [MODEL_TYPES.get(kind, "dense")],
+        "model_type": [cls.mteb_model_type if cls is not None else Scorer.mteb_model_type],
         "loader": None,
     }
 
@@ -174,7 +175,7 @@ def model_meta(r: Results, revision: str) -> dict[str, Any]:
 def export_mteb(results_dir: Path, out: Path) -> ExportReport:
     """Export every exportable results file under ``results_dir``; notes say what was left out and why."""
     report = ExportReport()
-    files = sorted(p for p in results_dir.glob("*/*.json") if p.is_file() and not p.name.startswith(".")) if results_dir.is_dir() else []
+    files = results_files(results_dir)
     if not files:
         raise CBenchError("no results files (<dir>/<submission>/<suite>.json) here", source=results_dir)
     for path in files:

@@ -72,6 +72,15 @@ def results_path(results_dir: Path, submission: str, suite: str) -> Path:
     return results_dir / submission / f"{suite}.json"
 
 
+def results_files(results_dir: Path, *, anywhere: bool = False) -> list[Path]:
+    """Every ``<dir>/<submission>/<suite>.json`` (sorted, temporary and hidden files left out);
+    ``anywhere``: every .json at any depth (to report misplaced ones)."""
+    if not results_dir.is_dir():
+        return []
+    found = results_dir.rglob("*.json") if anywhere else results_dir.glob("*/*.json")
+    return sorted(p for p in found if p.is_file() and not p.name.startswith("."))
+
+
 def write_results(path: Path, results: Results) -> None:
     try:
         text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)

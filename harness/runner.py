@@ -19,11 +19,36 @@ from pydantic import ValidationError
 from harness.errors import CBenchError, DataUnavailable
 from harness.provenance import environment, now
 from harness.results import Metadata, Results, os_reason, read_results, results_path, write_results
-from harness.scorers.base import RunContext, Scorer
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer
 from harness.submissions import Submission
 from harness.suites.base import EvalOptions, Suite
 
 log = logging.getLogger("cbench")
+
+
+@dataclass
+class DatasetRecord:
+    """Everything a results file holds about one dataset (computed now or read from the file)."""
+
+    metrics: dict[str, float]
+    details: dict | None = None
+    timings: dict[str, float] | None = None
+    counters: dict[str, int] | None = None
+    revision: str | None = None
+    source: str = ""
+
+    @classmethod
+    def from_results(cls, old: Results, name: str) -> DatasetRecord:
+        m = old.metadata
+        return cls(
+            metrics=old.datasets[name],
+            details=old.details.get(name),
+            timings=m.timings.get(name),
+            counters=m.counters.get(name),
+            revision=m.dataset_revisions.get(name),
+            source=m.dataset_sources.get(name, ""),
+        )
 
 
 @dataclass
@@ -85,9 +110,11 @@ def run_suite(
     opts: EvalOptions,
     *,
     overwrite: bool = False,
+    dependencies: dict[str, str] | None = None,
 ) -> SuiteOutcome:
+    """``dependencies``: hashes of the submissions ``sub`` builds on (Registry.dependencies)."""
     path = results_path(results_dir, sub.name, suite.name)
-    deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
+    deps = dict(dependencies or {})
     fingerprints = scorer.fingerprints()
     with _results_lock(path):
         for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
@@ -101,12 +128,7 @@ def run_suite(
             if old is not None and (why := _compatible(old, sub, deps, fingerprints, suite, opts)):
                 log.warning("%s: %s; recomputing all datasets", path, why)
                 old = None
-        datasets: dict[str, dict[str, float]] = dict(old.datasets) if old else {}
-        details: dict = dict(old.details) if old else {}
-        timings: dict[str, dict[str, float]] = dict(old.metadata.timings) if old else {}
-        counters: dict[str, dict[str, int]] = dict(old.metadata.counters) if old else {}
-        revisions: dict[str, str | None] = dict(old.metadata.dataset_revisions) if old else {}
-        sources: dict[str, str] = dict(old.metadata.dataset_sources) if old else {}
+        records: dict[str, DatasetRecord] = {n: DatasetRecord.from_results(old, n) for n in old.datasets} if old else {}
         outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
         try:
             names = suite.dataset_names()
@@ -115,7 +137,7 @@ def run_suite(
             outcome.skipped[e.source or suite.name] = e.message
             log.warning("skipped %s: %s", suite.name, e.line)
         for name in names:
-            if name in datasets:
+            if name in records:
                 outcome.reused.append(name)
                 continue
             t0 = time.perf_counter()
@@ -135,24 +157,38 @@ def run_suite(
                     source=f"submission {sub.name}",
                     field=f"dataset {suite.name}/{name}",
                 )
-            datasets[name] = result.metrics
-            details[name] = result.details
-            timings[name] = {"load": t_load, **result.timings}
-            counters[name] = {k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)}
-            revisions[name] = suite.revision(data)
-            sources[name] = suite.source(data)
+            records[name] = DatasetRecord(
+                metrics=result.metrics,
+                details=result.details,
+                timings={"load": t_load, **result.timings},
+                counters={k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)},
+                revision=suite.revision(data),
+                source=suite.source(data),
+            )
             outcome.computed.append(name)
-            results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped, deps, fingerprints)
+            results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
             write_results(path, results)  # after every dataset: a killed run resumes here
-        results = _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, outcome.skipped, deps, fingerprints)
+        results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
         if outcome.computed or old is None or old.skipped != results.skipped:
             write_results(path, results)
         outcome.results = results
         return outcome
 
 
-def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, counters, revisions, sources, skipped, deps, fingerprints) -> Results:
-    ordered = {n: datasets[n] for n in names if n in datasets}
+def _assemble(
+    sub: Submission,
+    scorer: Scorer,
+    suite: Suite,
+    ctx: RunContext,
+    opts: EvalOptions,
+    names: list[str],
+    records: dict[str, DatasetRecord],
+    skipped: dict[str, str],
+    deps: dict[str, str],
+    fingerprints: dict[str, str],
+) -> Results:
+    done = {n: records[n] for n in names if n in records}
+    ordered = {n: r.metrics for n, r in done.items()}
     aggregate = suite.aggregate(ordered)
     complete = bool(names) and all(n in ordered for n in names)
     main = suite.main_score(ordered, aggregate) if complete else None
@@ -170,17 +206,18 @@ def _assemble(sub, scorer, suite, ctx, opts, names, datasets, details, timings, 
         scorer=info,
         suite_hash=suite.hash,
         suite_file=str(suite.path) if suite.path else None,
-        dataset_revisions={n: revisions.get(n) for n in ordered},
-        dataset_sources={n: sources.get(n, "") for n in ordered},
+        dataset_revisions={n: r.revision for n, r in done.items()},
+        dataset_sources={n: r.source for n, r in done.items()},
         device=ctx.device,
         torch_threads=torch.get_num_threads(),
-        timings={n: timings[n] for n in ordered if n in timings},
-        counters={n: counters[n] for n in ordered if n in counters},
+        timings={n: r.timings for n, r in done.items() if r.timings is not None},
+        counters={n: r.counters for n, r in done.items() if r.counters is not None},
         limit_queries=opts.limit_queries,
         date=now(),
         command=shlex.join(["cbench", *sys.argv[1:]]),
     )
     try:
+        details = {n: r.details for n, r in done.items() if r.details is not None}
         return _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details)
     except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
         err = e.errors()[0]
@@ -199,6 +236,6 @@ def _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, deta
         datasets=ordered,
         aggregate=aggregate,
         skipped={n: r for n, r in skipped.items() if n not in ordered},
-        details={n: details[n] for n in ordered if n in details},
+        details=details,
         metadata=meta,
     )

@@ -72,7 +72,7 @@ FEATURES = (*PAIRWISE, "bm25")
 def bm25_pairs(a: list[str], b: list[str]) -> np.ndarray:
     """BM25 of b[i] for query a[i], normalised by a[i]'s own score, over an index of the pair
     texts: the ``lexical`` kind's pair score with its default settings."""
-    from harness.scorers.base import RunContext
+    from harness.run_context import RunContext
     from harness.scorers.lexical import LexicalConfig, LexicalScorer
 
     return LexicalScorer(LexicalConfig(name="surface-bm25", kind="lexical"), RunContext()).score_pairs(list(a), list(b))

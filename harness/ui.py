@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+from typing import NoReturn
+
+import typer
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -14,6 +17,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.progress import Progress as RichProgress
+
+from harness.errors import CBenchError
 
 err_console = Console(stderr=True)
 out_console = Console()
@@ -80,3 +85,10 @@ class Progress:
     def finish(self, task: int | None) -> None:
         if self._p and task is not None:
             self._p.remove_task(task)
+
+
+def fail(e: CBenchError) -> NoReturn:
+    """Print a user error (one line per problem) and leave with its exit code."""
+    for line in e.lines:
+        err_console.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+    raise typer.Exit(e.exit_code)

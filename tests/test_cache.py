@@ -14,7 +14,7 @@ import pytest
 from harness import cache as cache_mod
 from harness.cache import EmbeddingCache, cached_encode, namespace_id, remove_stale_temp_files, text_key
 from harness.errors import CBenchError
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 
 SPEC = {"kind": "test", "weights": "fake", "role": "document"}
 

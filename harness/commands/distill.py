@@ -25,7 +25,7 @@ from typing import Annotated, Any
 import typer
 
 from harness.errors import CBenchError
-from harness.ui import err_console, out_console
+from harness.ui import err_console, fail, out_console
 
 SOURCE = "distill"
 # skeletoken 0.4.x declares transformers>=4.55, which would replace the transformers that
@@ -37,12 +37,6 @@ class Quantize(str, Enum):
     float16 = "float16"
     float32 = "float32"
     int8 = "int8"
-
-
-def _fail(e: CBenchError) -> None:
-    from harness.cli import fail
-
-    fail(e)
 
 
 def pooling_of(folder: Path) -> str:
@@ -245,7 +239,7 @@ def distill_cmd(
                 progress=progress,
             )
     except CBenchError as e:
-        _fail(e)
+        fail(e)
     s = summary
     out_console.print(
         f"wrote {s['out']}: {s['tokens']} tokens x {s['dims']} dims, {s['dtype']}, {s['bytes'] / 1e6:.1f} MB, "

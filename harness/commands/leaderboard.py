@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from harness.errors import EXIT_BAD_INPUT, CBenchError
-from harness.ui import err_console, out_console
+from harness.ui import err_console, fail, out_console
 
 ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
 
@@ -23,17 +23,11 @@ class ExportFormat(str, Enum):
     mteb = "mteb"
 
 
-def _fail(e: CBenchError) -> None:
-    from harness.cli import fail
-
-    fail(e)
-
-
 def leaderboard(
     results_dir: ResultsDir = None,
     out: Annotated[Path | None, typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/).")] = None,
-    retrieval: Annotated[str, typer.Option("--retrieval", help="Retrieval suite for the x axis (falls back to the retrieval suite with most results when none has it).")] = "nanobeir",
-    composition: Annotated[str, typer.Option("--composition", help="Near-miss suite for the y axis (sugarcrepe-pp is always shown as a second column).")] = "nearmiss",
+    retrieval: Annotated[str | None, typer.Option("--retrieval", help="Retrieval suite for the x axis (default: the suites' preferred one, nanobeir; falls back to the retrieval suite with most results when none has it).")] = None,
+    composition: Annotated[str | None, typer.Option("--composition", help="Near-miss suite for the y axis (default: the suites' preferred one, nearmiss; the next composition suite, sugarcrepe-pp, is shown as a second column).")] = None,
     fmt: Annotated[Format, typer.Option("--format", help="files: write the four files; rich: print the table here.")] = Format.files,
     check: Annotated[bool, typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems.")] = False,
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,
@@ -52,7 +46,7 @@ def leaderboard(
 
         lb = build(rdir, subs, retrieval=retrieval, composition=composition)
     except CBenchError as e:
-        _fail(e)
+        fail(e)
     for w in lb.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True)
     if fmt is Format.rich:
@@ -121,7 +115,7 @@ def export(
     try:
         report = export_mteb(results_dir or DEFAULT_RESULTS_DIR, out)
     except CBenchError as e:
-        _fail(e)
+        fail(e)
     for note in report.notes:
         err_console.print(note, highlight=False, soft_wrap=True, markup=False)
     tasks = sum(1 for p in report.written if p.name != "model_meta.json")

@@ -83,12 +83,11 @@ def register(app: typer.Typer) -> None:
         """Train a verifier with the reference loss (in-batch positives + own near-miss, T=0.1)."""
         import torch
 
-        from harness.cli import fail
-        from harness.scorers.base import RunContext
+        from harness.ui import fail
+        from harness.run_context import RunContext
         from harness.scorers.encoder import EncoderScorer
-        from harness.scorers.registry import build_submission_scorer
         from harness.scorers.verifier import VerifierConfig, VerifierScorer
-        from harness.submissions import Registry
+        from harness.submissions import Registry, build_submission_scorer
         from harness.ui import Progress, err_console, setup_logging
         from harness.verifiers.train import train_verifier
 
@@ -101,12 +100,15 @@ def register(app: typer.Typer) -> None:
             triplets, source = training_triplets(suite, identity=identity)
             registry = Registry()
             with Progress(enabled=not quiet) as progress:
-                ctx = RunContext(device=device, progress=progress, submissions=registry)
-                enc = build_submission_scorer(registry.get(encoder, source="--encoder"), ctx)
+                ctx = RunContext(device=device, progress=progress)
+                enc = build_submission_scorer(registry.get(encoder, source="--encoder"), ctx, registry)
                 if not isinstance(enc, EncoderScorer):
                     raise CBenchError(f"'{encoder}' is not an encoder submission", source="--encoder")
                 helper = VerifierScorer(
-                    VerifierConfig(name="train-tokens", kind="verifier", first_stage=encoder, encoder=encoder, arch="maxsim", max_length=max_length), ctx
+                    VerifierConfig(name="train-tokens", kind="verifier", first_stage=encoder, encoder=encoder, arch="maxsim", max_length=max_length),
+                    ctx,
+                    first_stage=enc,
+                    encoder=enc,
                 )
                 task = progress.add(f"training {arch}", total=steps)
                 done = 0

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.errors import CBenchError
-from harness.results import read_results
+from harness.results import read_results, results_files
 
 
 def _problem(path: Path, field: str, message: str) -> CBenchError:
@@ -25,7 +25,7 @@ def check_results(results_dir: Path, subs: dict) -> tuple[list[CBenchError], int
     """(problems, number of results files checked). ``subs``: name -> Submission (``Registry().all()``)."""
     if not results_dir.is_dir():
         return [CBenchError("no such folder", source=results_dir)], 0
-    files = sorted(p for p in results_dir.rglob("*.json") if p.is_file() and not p.name.startswith("."))
+    files = results_files(results_dir, anywhere=True)
     problems: list[CBenchError] = []
     for path in files:
         rel = path.relative_to(results_dir)

@@ -14,20 +14,14 @@ from pathlib import Path
 from harness import __version__
 from harness.errors import CBenchError
 from harness.leaderboard.pareto import RANKING_RULE, rank
-from harness.results import Results, read_results
+from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
+from harness.results import Results, read_results, results_files
+from harness.suites.base import SuiteFacts
+from harness.suites.registry import shipped_suites, suite_facts
 
-DEFAULT_RETRIEVAL = "nanobeir"
-DEFAULT_COMPOSITION = "nearmiss"
-SECOND_COMPOSITION = "sugarcrepe-pp"
-PREFERRED_FALLBACK = "classic-ir"
+# Which suites are the axes and columns, their labels and category order come from the suites
+# themselves (SuiteFacts: a suite YAML's ``leaderboard:`` block); nothing here names a suite.
 FALSE_ACCEPT = "false_accept@95"
-DEFAULT_METRICS = {"retrieval": "ndcg@10", "nearmiss": "triplet_accuracy", SECOND_COMPOSITION: "tot_accuracy"}
-CATEGORY_ORDER = ["negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"]
-SUITE_LABELS = {"nanobeir": "NanoBEIR", "sugarcrepe-pp": "SugarCrepe++"}
-
-
-def suite_label(suite: str | None) -> str:
-    return SUITE_LABELS.get(suite or "", suite or "—")
 
 
 @dataclass(frozen=True)
@@ -36,6 +30,10 @@ class Cell:
 
     value: float | None
     note: str | None = None
+
+
+def label_of(labels: dict[str, str], suite: str | None) -> str:
+    return labels.get(suite or "", suite or "—")
 
 
 NOT_RUN = Cell(None, "not run")
@@ -56,6 +54,7 @@ class Row:
     false_accept: Cell
     second: Cell
     notes: list[str] = field(default_factory=list)
+    extras: dict[str, Cell] = field(default_factory=dict)  # suites with role "extra", one column each
     layer: int | None = None
     rank: int = 0
 
@@ -91,6 +90,11 @@ class Leaderboard:
     warnings: list[str] = field(default_factory=list)
     version: str = __version__
     rule: str = RANKING_RULE
+    labels: dict[str, str] = field(default_factory=dict)  # suite -> label shown in headers
+    extra_suites: dict[str, str] = field(default_factory=dict)  # suite -> metric, for role "extra"
+
+    def label(self, suite: str | None) -> str:
+        return label_of(self.labels, suite)
 
     @property
     def meta_line(self) -> str:
@@ -99,13 +103,6 @@ class Leaderboard:
 
 
 # -- reading ---------------------------------------------------------------------------------
-
-
-def results_files(results_dir: Path) -> list[Path]:
-    """Every ``<dir>/<submission>/<suite>.json`` (sorted, temporary files left out)."""
-    if not results_dir.is_dir():
-        return []
-    return sorted(p for p in results_dir.glob("*/*.json") if p.is_file() and not p.name.startswith("."))
 
 
 def load_all(results_dir: Path) -> tuple[dict[tuple[str, str], tuple[Path, Results]], list[str]]:
@@ -171,8 +168,12 @@ def _scored(by_suite: dict[str, dict[str, Results]], suite: str) -> int:
     return sum(1 for r in by_suite.get(suite, {}).values() if r.main_score is not None)
 
 
-def choose_retrieval(requested: str, by_suite: dict[str, dict[str, Results]], tasks: dict[str, str]) -> tuple[str | None, str | None]:
-    """The retrieval axis suite and, when it is not the requested one, a note saying why."""
+def choose_retrieval(
+    requested: str, by_suite: dict[str, dict[str, Results]], tasks: dict[str, str], facts: dict[str, SuiteFacts]
+) -> tuple[str | None, str | None]:
+    """The retrieval axis suite and, when it is not the requested one, a note saying why.
+    Fallback: the retrieval suite with most complete results, then by preference, then name."""
+    labels = {n: f.label for n, f in facts.items()}
     if tasks.get(requested, "retrieval") != "retrieval":
         raise CBenchError(f"'{requested}' is a {tasks[requested]} suite, not a retrieval suite", source="--retrieval")
     if _scored(by_suite, requested):
@@ -180,11 +181,11 @@ def choose_retrieval(requested: str, by_suite: dict[str, dict[str, Results]], ta
     have = "none complete" if requested in by_suite else "none"
     candidates = sorted(
         (s for s, t in tasks.items() if t == "retrieval" and _scored(by_suite, s)),
-        key=lambda s: (-_scored(by_suite, s), s != PREFERRED_FALLBACK, s),
+        key=lambda s: (-_scored(by_suite, s), facts[s].preference if s in facts else 100, s),
     )
     if not candidates:
-        return None, f"{suite_label(requested)} results: {have}; no retrieval suite has complete results, so the retrieval axis is empty"
-    return candidates[0], f"{suite_label(requested)} results: {have}; retrieval axis = {candidates[0]}"
+        return None, f"{label_of(labels, requested)} results: {have}; no retrieval suite has complete results, so the retrieval axis is empty"
+    return candidates[0], f"{label_of(labels, requested)} results: {have}; retrieval axis = {candidates[0]}"
 
 
 def _ordered_keys(results: list[Results], preferred: list[str] | None = None) -> list[str]:
@@ -202,6 +203,21 @@ def _metric(results: list[Results], default: str) -> str:
     return results[0].main_metric if results else default
 
 
+def _first(facts: dict[str, SuiteFacts], role: str, but: str | None = None) -> str | None:
+    """The suite of ``role`` with the lowest preference (then name), other than ``but``."""
+    ranked = sorted((f.preference, n) for n, f in facts.items() if f.role == role and n != but)
+    return ranked[0][1] if ranked else None
+
+
+def all_facts(found: dict[tuple[str, str], tuple[Path, Results]]) -> dict[str, SuiteFacts]:
+    """Leaderboard facts of every shipped suite and of every suite that has results."""
+    facts = {name: suite.facts() for name, suite in shipped_suites().items()}
+    for (_sub, suite), (_path, r) in sorted(found.items()):
+        if suite not in facts:
+            facts[suite] = suite_facts(suite, r.task, r.metadata.suite_file)
+    return facts
+
+
 # -- building --------------------------------------------------------------------------------
 
 
@@ -209,10 +225,14 @@ def build(
     results_dir: Path,
     registry_subs: dict,
     *,
-    retrieval: str = DEFAULT_RETRIEVAL,
-    composition: str = DEFAULT_COMPOSITION,
+    retrieval: str | None = None,
+    composition: str | None = None,
 ) -> Leaderboard:
     """The leaderboard for every results file under ``results_dir``.
+
+    ``retrieval`` / ``composition``: the axis suites; default: the suite of that role with the
+    lowest ``preference`` (suite YAMLs' ``leaderboard:`` blocks). The second composition column is
+    the next composition suite; every suite with role "extra" that has results gets a column.
 
     ``registry_subs``: name -> Submission (``Registry().all()``); results of names not in it still
     get a row (kind and parameters from the config recorded in the results), marked unregistered.
@@ -223,23 +243,28 @@ def build(
     for (sub, suite), (_path, r) in found.items():
         by_suite.setdefault(suite, {})[sub] = r
         tasks.setdefault(suite, r.task)
+    facts = all_facts(found)
+    labels = {n: f.label for n, f in facts.items()}
+    retrieval = retrieval or _first(facts, "retrieval") or ""
+    composition = composition or _first(facts, "composition") or ""
     if tasks.get(composition, "nearmiss") != "nearmiss":
         raise CBenchError(f"'{composition}' is a {tasks[composition]} suite, not a near-miss suite", source="--composition")
-    second = SECOND_COMPOSITION if composition != SECOND_COMPOSITION else DEFAULT_COMPOSITION
-    ret_suite, ret_note = choose_retrieval(retrieval, by_suite, tasks)
+    second = _first(facts, "composition", but=composition) or ""
+    ret_suite, ret_note = choose_retrieval(retrieval, by_suite, tasks, facts)
     axis_notes = [ret_note] if ret_note else []
     if not _scored(by_suite, composition):
         have = "none complete" if composition in by_suite else "none"
-        axis_notes.append(f"{suite_label(composition)} results: {have}; the composition axis is empty")
+        axis_notes.append(f"{label_of(labels, composition)} results: {have}; the composition axis is empty")
+    extras = {n: _metric(list(by_suite[n].values()), facts[n].main_metric) for _p, n in sorted((facts[n].preference, n) for n in by_suite if facts[n].role == "extra")}
 
     ret_results = list(by_suite.get(ret_suite, {}).values()) if ret_suite else []
     comp_results = list(by_suite.get(composition, {}).values())
     second_results = list(by_suite.get(second, {}).values())
-    ret_metric = _metric(ret_results, DEFAULT_METRICS["retrieval"])
-    comp_metric = _metric(comp_results, DEFAULT_METRICS["nearmiss"])
-    second_metric = _metric(second_results, DEFAULT_METRICS.get(second, "triplet_accuracy"))
+    ret_metric = _metric(ret_results, RETRIEVAL_METRIC)
+    comp_metric = _metric(comp_results, facts[composition].main_metric if composition in facts else "triplet_accuracy")
+    second_metric = _metric(second_results, facts[second].main_metric if second in facts else "triplet_accuracy")
     ret_datasets = _ordered_keys(ret_results)
-    categories = _ordered_keys(comp_results, CATEGORY_ORDER)
+    categories = _ordered_keys(comp_results, list(facts[composition].category_order) if composition in facts else None)
 
     names = sorted({sub for sub, _suite in found})
     rows: list[Row] = []
@@ -280,6 +305,7 @@ def build(
                 false_accept=aggregate_cell(r_comp, FALSE_ACCEPT),
                 second=suite_cell(r_second),
                 notes=notes,
+                extras={s: suite_cell(by_suite[s].get(name)) for s in extras},
             )
         )
 
@@ -303,4 +329,6 @@ def build(
         axis_notes=axis_notes,
         files=[p for p, _r in found.values()],
         warnings=warnings,
+        labels=labels,
+        extra_suites=extras,
     )

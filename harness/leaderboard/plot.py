@@ -18,28 +18,24 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from harness import __version__  # noqa: E402
-from harness.leaderboard.collect import Leaderboard, suite_label  # noqa: E402
+from harness.leaderboard.collect import Leaderboard  # noqa: E402
+from harness.scorers.base import Scorer  # noqa: E402
+from harness.scorers.registry import SCORERS  # noqa: E402
 
-KIND_COLOURS = {
-    "encoder": "#1f77b4",
-    "static": "#ff7f0e",
-    "lexical": "#2ca02c",
-    "late-interaction": "#d62728",
-    "cross-encoder": "#9467bd",
-    "verifier": "#8c564b",
-}
-OTHER_COLOUR = "#7f7f7f"
+# Each scorer kind declares its colour (Scorer.colour); the legend lists kinds in registration order.
+OTHER_COLOUR = Scorer.colour
 RC = {"svg.hashsalt": "cbench-leaderboard", "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9}
 # Label offsets (points) tried in turn; the first that does not land on an earlier label wins.
 OFFSETS = [(6, 4, "left"), (6, -10, "left"), (-6, 4, "right"), (-6, -10, "right"), (6, 14, "left"), (6, -20, "left")]
 
 
 def kind_colour(kind: str) -> str:
-    return KIND_COLOURS.get(kind, OTHER_COLOUR)
+    cls = SCORERS.get(kind)
+    return cls.colour if cls is not None else OTHER_COLOUR
 
 
-def axis_title(role: str, suite: str | None, metric: str) -> str:
-    return f"{role}: {suite_label(suite)} {metric}" if suite else f"{role}: (no results)"
+def axis_title(role: str, label: str, suite: str | None, metric: str) -> str:
+    return f"{role}: {label} {metric}" if suite else f"{role}: (no results)"
 
 
 def tradeoff_svg(lb: Leaderboard) -> str:
@@ -49,7 +45,8 @@ def tradeoff_svg(lb: Leaderboard) -> str:
         FigureCanvasSVG(fig)
         ax = fig.add_subplot(1, 1, 1)
         rows = [r for r in lb.rows if r.point is not None]
-        kinds = sorted({r.kind for r in rows}, key=lambda k: (k not in KIND_COLOURS, list(KIND_COLOURS).index(k) if k in KIND_COLOURS else 0, k))
+        order = list(SCORERS)
+        kinds = sorted({r.kind for r in rows}, key=lambda k: (k not in SCORERS, order.index(k) if k in SCORERS else 0, k))
         for kind in kinds:
             pts = [r.point for r in rows if r.kind == kind]
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=36, color=kind_colour(kind), label=kind, zorder=3, edgecolors="white", linewidths=0.6)
@@ -63,8 +60,8 @@ def tradeoff_svg(lb: Leaderboard) -> str:
             ax.set_ylim(0, 1)
         else:
             ax.margins(x=0.18, y=0.15)
-        ax.set_xlabel(axis_title("Retrieval", lb.retrieval_suite, lb.retrieval_metric) + "  (higher is better)")
-        ax.set_ylabel(axis_title("Composition", lb.composition_suite, lb.composition_metric) + "  (higher is better)")
+        ax.set_xlabel(axis_title("Retrieval", lb.label(lb.retrieval_suite), lb.retrieval_suite, lb.retrieval_metric) + "  (higher is better)")
+        ax.set_ylabel(axis_title("Composition", lb.label(lb.composition_suite), lb.composition_suite, lb.composition_metric) + "  (higher is better)")
         ax.grid(True, color="#e5e5e5", linewidth=0.6, zorder=0)
         ax.set_axisbelow(True)
         handles, labels = ax.get_legend_handles_labels()

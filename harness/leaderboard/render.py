@@ -17,7 +17,6 @@ from harness.leaderboard.collect import (
     Cell,
     Leaderboard,
     Row,
-    suite_label,
 )
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
 
@@ -71,8 +70,8 @@ def _score(cell: Cell) -> Out:
     return Out(fmt_score(cell.value), raw, cell.value, cell.note)
 
 
-def _axis_header(suite: str | None, metric: str) -> str:
-    return f"{suite_label(suite)} {metric}" if suite else "retrieval"
+def _axis_header(lb: Leaderboard, suite: str | None, metric: str) -> str:
+    return f"{lb.label(suite)} {metric}" if suite else "retrieval"
 
 
 # -- table models ----------------------------------------------------------------------------
@@ -85,13 +84,14 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         Column("submission", "submission"),
         Column("kind", "kind"),
         Column("parameters", "parameters", True),
-        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
-        Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(comp, lb.composition_metric)}", True, "composition axis (y)"),
+        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
+        Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(lb, comp, lb.composition_metric)}", True, "composition axis (y)"),
     ]
-    cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{suite_label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
+    cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{lb.label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
     cols += [
         Column(f"{comp}:{FALSE_ACCEPT}", f"{FALSE_ACCEPT} ↓", True, "share of near-misses accepted at the threshold that keeps 95% of positives (lower is better)"),
-        Column(f"{lb.second_suite}:{lb.second_metric}", f"{suite_label(lb.second_suite)} {lb.second_metric}", True, "second composition column (not an axis)"),
+        Column(f"{lb.second_suite}:{lb.second_metric}", f"{lb.label(lb.second_suite)} {lb.second_metric}", True, "second composition column (not an axis)"),
+        *[Column(f"{s}:{m}", f"{lb.label(s)} {m}", True, "extra column (not an axis)") for s, m in lb.extra_suites.items()],
         Column("pareto", "Pareto ✓", False, "on the Pareto front (layer 1)"),
         Column("layer", "layer", True, "Pareto layer"),
         Column("reproduce", "reproduce"),
@@ -112,6 +112,7 @@ def main_cells(row: Row) -> list[Out]:
     cells += [
         _score(row.false_accept),
         _score(row.second),
+        *[_score(c) for c in row.extras.values()],
         Out("✓" if row.pareto else "", "yes" if row.pareto else "no", 0 if row.pareto else 1),
         Out(str(row.layer) if row.layer else MISSING, str(row.layer or ""), row.layer, None if row.layer else "missing an axis: no layer"),
         Out(row.reproduce, row.reproduce, row.reproduce),
@@ -124,7 +125,7 @@ def detail_columns(lb: Leaderboard) -> list[Column]:
         Column("rank", "rank", True),
         Column("submission", "submission"),
         Column("kind", "kind"),
-        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"{_axis_header(lb.retrieval_suite, lb.retrieval_metric)} (mean)", True),
+        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"{_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)} (mean)", True),
     ]
     return cols + [Column(f"{lb.retrieval_suite}/{d}:{lb.retrieval_metric}", d, True) for d in lb.retrieval_datasets]
 
@@ -163,8 +164,8 @@ def _md_table(cols: list[Column], rows: list[list[Out]], notes: Notes) -> list[s
 
 def axes_line(lb: Leaderboard) -> str:
     return (
-        f"Retrieval axis: {_axis_header(lb.retrieval_suite, lb.retrieval_metric)}. "
-        f"Composition axis: {_axis_header(lb.composition_suite, lb.composition_metric)}."
+        f"Retrieval axis: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}. "
+        f"Composition axis: {_axis_header(lb, lb.composition_suite, lb.composition_metric)}."
     )
 
 

@@ -25,7 +25,11 @@ ALL_METRICS = [*METRICS, "mrr@10"]
 
 
 def cut(run: dict[str, dict[str, float]], k: int) -> dict[str, dict[str, float]]:
-    """Keep each query's top-k by score (ties: trec_eval's order, doc id descending)."""
+    """Keep each query's top-k in trec_eval's own evaluation order (ties: doc id descending).
+
+    Not a ranking of the harness (that is harness.search.rank: ties by id ascending): trec_eval
+    re-sorts every run it evaluates by its own rule, so the cut for MRR@10 must keep the 10
+    documents trec_eval itself ranks first, or MRR@10 would disagree with nDCG@10 on ties."""
     out = {}
     for qid, docs in run.items():
         ranked = sorted(docs.items(), key=lambda kv: (-kv[1], _neg(kv[0])))[:k]

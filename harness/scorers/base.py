@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.cache import EmbeddingCache, cached_encode, namespace_id
+from harness.cache import cached_encode
+from harness.errors import CBenchError
 from harness.models import ResolvedModel, resolve_model
+from harness.run_context import RunContext
 from harness.search import exact_search
 
 log = logging.getLogger("cbench")
@@ -21,6 +24,12 @@ log = logging.getLogger("cbench")
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 # Fields that describe a submission but do not change its scores (left out of its hash).
 DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters"})
+
+
+def config_hash(config: BaseModel) -> str:
+    """Hash of the fields of a submission that change scores (not description, authors, ...)."""
+    data = config.model_dump(mode="json", exclude=set(DESCRIPTIVE_FIELDS))
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
 
 class SubmissionBase(BaseModel):
@@ -37,35 +46,11 @@ class SubmissionBase(BaseModel):
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
 
 
-@dataclass
-class RunContext:
-    """What a scorer needs from the run: device, cache, progress, permissions."""
+class ModelFields(SubmissionBase):
+    """Fields of every kind whose submission names a model: ``model`` and ``revision``."""
 
-    device: str = "cpu"
-    cache_root: Path | None = None
-    use_cache: bool = True
-    trust_remote_code: bool = False
-    progress: Any = None  # harness.ui.Progress or None
-    submissions: Any = None  # harness.submissions.Registry, to resolve first stages
-    scorers: dict[str, Any] = field(default_factory=dict)  # built scorers by submission name (shared models)
-    building: set[str] = field(default_factory=set)  # submissions being built (cycle detection)
-    counters: dict[str, int] = field(default_factory=dict)
-    _caches: dict[str, EmbeddingCache] = field(default_factory=dict, repr=False)
-
-    def count(self, name: str, n: int) -> None:
-        self.counters[name] = self.counters.get(name, 0) + n
-
-    def cache(self, spec: dict) -> EmbeddingCache:
-        """One cache object per namespace for the whole run: its index is read from disk once,
-        not once per dataset (and a corrupt chunk is reported once)."""
-        from harness.paths import cache_dir
-
-        key = namespace_id(spec)
-        if not self.use_cache:  # in-memory only: a fresh one per call, freed after it
-            return EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=False)
-        if key not in self._caches:
-            self._caches[key] = EmbeddingCache(self.cache_root or cache_dir(), spec, enabled=self.use_cache)
-        return self._caches[key]
+    model: str = Field(min_length=1, description="hub id or local folder (relative: to the submission file's folder)")
+    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
 
 
 class Scorer(ABC):
@@ -73,14 +58,24 @@ class Scorer(ABC):
 
     kind: ClassVar[str]
     Config: ClassVar[type[SubmissionBase]]
+    # Config fields that name another submission whose built scorer this kind is handed (keyword
+    # arguments of the constructor of the same name), e.g. ("first_stage",) for a reranker.
+    # harness.submissions.registry.build_submission_scorer resolves and builds them.
+    parts: ClassVar[tuple[str, ...]] = ()
+    # What reports need to know about the kind: its colour in the leaderboard plot, and how an
+    # MTEB export describes it (ModelMeta model_type / framework).
+    colour: ClassVar[str] = "#7f7f7f"
+    mteb_model_type: ClassVar[str] = "dense"
+    mteb_frameworks: ClassVar[tuple[str, ...]] = ()
     # Rerankers keep their first stage's ranking of the last retrieve() here, so the suite can
     # report the change a reranker makes (before/after, as in the reference experiment).
     first_stage_run: dict[str, dict[str, float]] | None = None
 
-    def __init__(self, config: SubmissionBase, ctx: RunContext, base_dir: Path | None = None):
+    def __init__(self, config: SubmissionBase, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         self.config = config
         self.ctx = ctx
-        self.base_dir = base_dir  # folder of the submission file: relative paths resolve here
+        self.path = path  # the submission file (None for ad-hoc submissions and tests)
+        self.base_dir = base_dir if base_dir is not None or path is None else path.parent  # relative paths resolve here
 
     def local_path(self, ref: str) -> Path:
         """A path named in the submission: relative ones are relative to its file's folder."""
@@ -139,6 +134,36 @@ class Scorer(ABC):
         """What determines the scores beyond the submission YAML (weights, checkpoints): results
         made with other fingerprints are recomputed, not resumed."""
         return {"model": self.resolved.fingerprint} if hasattr(self.config, "model") else {}
+
+
+class ModelScorer(Scorer):
+    """A kind whose submission names a model: the one lazy loader. ``model`` resolves the
+    reference (one-line error for missing / hub-only models offline), calls ``load_model`` once and
+    turns the library's load errors (``load_errors``) into one line (``load_failure``)."""
+
+    load_errors: ClassVar[tuple[type[Exception], ...]] = (OSError, ValueError)
+    _model: Any = None
+
+    @abstractmethod
+    def load_model(self, location: str) -> Any:
+        """The library's model object, from a resolved local folder."""
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load a model from {self.config.model}: {why}"  # type: ignore[attr-defined]
+
+    @property
+    def model(self) -> Any:
+        if self._model is None:
+            location = self.resolved.location
+            try:
+                model = self.load_model(location)
+            except CBenchError:
+                raise
+            except self.load_errors as e:
+                why = (str(e).splitlines() or [type(e).__name__])[0]
+                raise CBenchError(self.load_failure(location, why), source=self.source, field="model") from None
+            self._model = model
+        return self._model
 
 
 class EmbeddingScorer(Scorer):

@@ -26,7 +26,8 @@ import numpy as np
 from pydantic import Field, model_validator
 
 from harness.errors import CBenchError
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
 
 SURFACE = ("jaccard", "seqratio", "char3", "prefix", "length", "bm25")
 BLIND = ("blind-tfidf", "blind-embedding")
@@ -58,8 +59,8 @@ class ControlScorer(Scorer):
     kind = "control"
     Config = ControlConfig
 
-    def __init__(self, config: ControlConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: ControlConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._clf: Any = None
         self._encoder: Any = None

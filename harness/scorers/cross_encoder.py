@@ -4,7 +4,7 @@ Retrieval: the submission named by ``first_stage`` retrieves its top ``rerank_de
 per query; the cross-encoder scores each (query, document) pair and the reranked list, cut to
 ``top_k``, is the run. Documents the first stage did not return are never returned, so the
 cross-encoder only reorders first-stage candidates (and ``top_k`` above ``rerank_depth`` returns
-``rerank_depth`` documents). Ties are broken by document id.
+``rerank_depth`` documents). Ties: harness.search's rule (score descending, id ascending).
 
 Pair scores (near-miss suite): the cross-encoder's score of (a, b), after ``activation``
 (sigmoid: in [0, 1]; none: the raw logit).
@@ -25,13 +25,13 @@ from pydantic import Field
 from harness.cache import cached_encode
 from harness.errors import CBenchError
 from harness.models import check_remote_code
-from harness.scorers.base import NAME_PATTERN, RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import NAME_PATTERN, ModelFields, ModelScorer, Scorer, config_hash
+from harness.search import rank
 
 
-class CrossEncoderConfig(SubmissionBase):
+class CrossEncoderConfig(ModelFields):
     kind: Literal["cross-encoder"]
-    model: str = Field(min_length=1, description="hub id or local folder")
-    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
     max_length: int | None = Field(default=None, gt=0, le=32768, description="tokens of query + document; null = the model's")
     batch_size: int = Field(default=32, gt=0, le=4096)
     activation: Literal["sigmoid", "none"] = "sigmoid"
@@ -40,94 +40,44 @@ class CrossEncoderConfig(SubmissionBase):
     trust_remote_code: bool = False
 
 
-def _registry(ctx: RunContext):
-    if ctx.submissions is None:
-        from harness.submissions import Registry
-
-        ctx.submissions = Registry()
-    return ctx.submissions
-
-
-def submission_source(name: str, ctx: RunContext) -> str:
-    """How errors name a submission: its file and name when the registry has it."""
-    try:
-        sub = _registry(ctx).all().get(name)
-    except CBenchError:
-        sub = None
-    path: Path | None = sub.path if sub is not None else None
-    return f"{path} (submission {name})" if path else f"submission {name}"
-
-
-class CrossEncoderScorer(Scorer):
+class CrossEncoderScorer(ModelScorer):
     kind = "cross-encoder"
     Config = CrossEncoderConfig
+    colour = "#9467bd"  # leaderboard plot
+    mteb_model_type = "cross-encoder"
+    mteb_frameworks = ("Sentence Transformers",)
+    parts = ("first_stage",)
 
-    def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: CrossEncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None, first_stage: Scorer):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
-        self.first_stage_submission = self._check_chain()
-        self._first_stage: Scorer | None = None
+        self.first_stage = first_stage  # built by harness.submissions.registry.build_submission_scorer
 
     @property
     def source(self) -> str:
-        return submission_source(self.cfg.name, self.ctx)
+        return f"{self.path} (submission {self.cfg.name})" if self.path else f"submission {self.cfg.name}"
 
-    def _check_chain(self):
-        """The first-stage Submission; errors for unknown names and cycles (a -> b -> a)."""
-        registry = _registry(self.ctx)
-        chain = [self.cfg.name]
-        cfg: SubmissionBase = self.cfg
-        first = None
-        while (nxt := getattr(cfg, "first_stage", None)) is not None:
-            owner = chain[-1]
-            if nxt in chain:
-                loop = " -> ".join([*chain[chain.index(nxt) :], nxt])
-                raise CBenchError(f"'{nxt}' reranks itself through its first stages ({loop})", source=submission_source(owner, self.ctx), field="first_stage")
-            try:
-                sub = registry.get(nxt, source=submission_source(owner, self.ctx))
-            except CBenchError as e:
-                raise CBenchError(e.message, source=e.source, field="first_stage") from None
-            first = first or sub
-            chain.append(nxt)
-            cfg = sub.config
-        return first
+    def load_model(self, location: str) -> Any:
+        import torch
+        from sentence_transformers import CrossEncoder
 
-    @property
-    def first_stage(self) -> Scorer:
-        if self._first_stage is None:
-            from harness.scorers.registry import build_submission_scorer
+        remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
+        activation = torch.nn.Sigmoid() if self.cfg.activation == "sigmoid" else torch.nn.Identity()
+        model = CrossEncoder(
+            location,
+            max_length=self.cfg.max_length,
+            activation_fn=activation,
+            device=self.ctx.device,
+            trust_remote_code=remote,
+            local_files_only=True,
+        )
+        if model.num_labels != 1:
+            raise CBenchError(f"the model has {model.num_labels} output labels; a reranker needs exactly 1", source=self.source, field="model")
+        return model
 
-            # Shared with any other submission of this run that uses the same first stage.
-            self._first_stage = build_submission_scorer(self.first_stage_submission, self.ctx)
-        return self._first_stage
-
-
-    @property
-    def model(self):
-        if self._model is None:
-            import torch
-            from sentence_transformers import CrossEncoder
-
-            location = self.resolved.location  # one-line error for hub-only models offline
-            remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
-            activation = torch.nn.Sigmoid() if self.cfg.activation == "sigmoid" else torch.nn.Identity()
-            try:
-                model = CrossEncoder(
-                    location,
-                    max_length=self.cfg.max_length,
-                    activation_fn=activation,
-                    device=self.ctx.device,
-                    trust_remote_code=remote,
-                    local_files_only=True,
-                )
-            except (OSError, ValueError) as e:
-                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise CBenchError(f"cannot load a cross-encoder from {self.cfg.model}: {msg}", source=self.source, field="model") from None
-            if model.num_labels != 1:
-                raise CBenchError(f"the model has {model.num_labels} output labels; a reranker needs exactly 1", source=self.source, field="model")
-            self._model = model
-        return self._model
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load a cross-encoder from {self.cfg.model}: {why}"
 
     def cache_spec(self) -> dict:
         return {
@@ -168,15 +118,14 @@ class CrossEncoderScorer(Scorer):
         pairs: list[tuple[str, str]] = []
         where: list[tuple[str, str]] = []
         for qid in queries:
-            cands = sorted(first.get(qid, {}).items(), key=lambda kv: (-kv[1], kv[0]))[: self.cfg.rerank_depth]
-            for did, _ in cands:
+            for did in rank(first.get(qid, {}), self.cfg.rerank_depth):
                 pairs.append((queries[qid], corpus[did]))
                 where.append((qid, did))
         scores = self.predict(pairs, "reranking")
         per_query: dict[str, list[tuple[str, float]]] = {qid: [] for qid in queries}
         for (qid, did), s in zip(where, scores.tolist(), strict=True):
             per_query[qid].append((did, s))
-        return {qid: dict(sorted(docs, key=lambda x: (-x[1], x[0]))[:top_k]) for qid, docs in per_query.items()}
+        return {qid: rank(docs, top_k) for qid, docs in per_query.items()}
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):
@@ -193,12 +142,8 @@ class CrossEncoderScorer(Scorer):
             "max_length": self.cfg.max_length if self._model is None else int(self._model.max_length),
             "activation": self.cfg.activation,
             "first_stage": self.cfg.first_stage,
-            "first_stage_hash": None,
+            "first_stage_hash": config_hash(self.first_stage.config),
             "rerank_depth": self.cfg.rerank_depth,
+            "first_stage_info": self.first_stage.info(),
         }
-        sub = self.first_stage_submission
-        if sub is not None:
-            out["first_stage_hash"] = sub.hash
-            if self._first_stage is not None:
-                out["first_stage_info"] = self._first_stage.info()
         return out

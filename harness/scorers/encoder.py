@@ -8,14 +8,12 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from harness.errors import CBenchError
-from harness.models import ResolvedModel, check_remote_code, declared_int
-from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
+from harness.models import check_remote_code, declared_int
+from harness.run_context import RunContext
+from harness.scorers.base import EmbeddingScorer, ModelFields, ModelScorer
 
 
-class HFModelFields(SubmissionBase):
-    model: str = Field(min_length=1, description="hub id or local folder")
-    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
+class HFModelFields(ModelFields):
     max_seq_length: int | None = Field(default=None, gt=0, le=32768)
     batch_size: int = Field(default=32, gt=0, le=4096)
     trust_remote_code: bool = False
@@ -31,21 +29,6 @@ class EncoderConfig(HFModelFields):
         description="safetensors file of parameters that replace the model's own (e.g. the top layers an "
         "end-to-end verifier trained); relative: to the submission file",
     )
-
-
-def load_sentence_transformer(resolved: ResolvedModel, cfg: HFModelFields, ctx: RunContext, source: str) -> Any:
-    from sentence_transformers import SentenceTransformer
-
-    remote = check_remote_code(cfg.trust_remote_code, ctx.trust_remote_code, source)
-    try:
-        model = SentenceTransformer(resolved.location, device=ctx.device, trust_remote_code=remote)
-    except Exception as e:  # noqa: BLE001 - not a model folder, bad config, missing weights: one line
-        why = (str(e).splitlines() or [type(e).__name__])[0]
-        why = why if len(why) <= 200 else why[:200] + "…"
-        raise CBenchError(f"cannot load model from '{resolved.location}': {why}", source=source, field="model") from None
-    if cfg.max_seq_length is not None:
-        model.max_seq_length = cfg.max_seq_length
-    return model
 
 
 def apply_weights_delta(model: Any, path: Path, source: str) -> None:
@@ -66,12 +49,15 @@ def apply_weights_delta(model: Any, path: Path, source: str) -> None:
             own[name].copy_(tensor.to(own[name].dtype))
 
 
-class EncoderScorer(EmbeddingScorer):
+class EncoderScorer(EmbeddingScorer, ModelScorer):
     kind = "encoder"
     Config = EncoderConfig
+    colour = "#1f77b4"  # leaderboard plot
+    mteb_model_type = "dense"
+    mteb_frameworks = ("Sentence Transformers",)
 
-    def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: EncoderConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self.similarity = config.similarity
         self._model = None
@@ -79,14 +65,21 @@ class EncoderScorer(EmbeddingScorer):
         check_remote_code(config.trust_remote_code, ctx.trust_remote_code, self.source)
         self.resolved  # noqa: B018 - resolves (offline: checks) the model reference now
 
-    @property
-    def model(self):
-        if self._model is None:
-            model = load_sentence_transformer(self.resolved, self.cfg, self.ctx, self.source)
-            if self.cfg.weights_delta:
-                apply_weights_delta(model, self.delta_path, self.source)
-            self._model = model
-        return self._model
+    load_errors = (Exception,)  # not a model folder, bad config, missing weights: one line
+
+    def load_model(self, location: str) -> Any:
+        from sentence_transformers import SentenceTransformer
+
+        remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
+        model = SentenceTransformer(location, device=self.ctx.device, trust_remote_code=remote)
+        if self.cfg.max_seq_length is not None:
+            model.max_seq_length = self.cfg.max_seq_length
+        if self.cfg.weights_delta:
+            apply_weights_delta(model, self.delta_path, self.source)
+        return model
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load model from '{location}': {why if len(why) <= 200 else why[:200] + '…'}"
 
     @property
     def delta_path(self) -> Path:

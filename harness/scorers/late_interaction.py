@@ -36,19 +36,18 @@ import numpy as np
 import torch
 from pydantic import Field
 
-from harness.errors import CBenchError
 from harness.models import check_remote_code, declared_int
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import ModelFields, ModelScorer
+from harness.search import rank_row
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
 QUERY_BLOCK = 256  # queries whose full score rows are held at once (exact search)
 
 
-class LateInteractionConfig(SubmissionBase):
+class LateInteractionConfig(ModelFields):  # model: a pylate ColBERT model
     kind: Literal["late-interaction"]
-    model: str = Field(min_length=1, description="hub id or local folder of a pylate ColBERT model")
-    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
     query_length: int | None = Field(default=None, gt=1, le=8192, description="query tokens incl. expansion; null = the model's")
     document_length: int | None = Field(default=None, gt=1, le=32768, description="document tokens; null = the model's")
     batch_size: int = Field(default=32, gt=0, le=4096)
@@ -126,53 +125,41 @@ def maxsim(queries: list[torch.Tensor], docs: list[torch.Tensor], device: str = 
 
 
 def top_k(scores: torch.Tensor, q_ids: list[str], doc_ids: list[str], k: int) -> dict[str, dict[str, float]]:
-    """Best k per row, ties broken by document id (everything tied with the k-th is sorted)."""
-    run: dict[str, dict[str, float]] = {}
-    if k <= 0 or not doc_ids:
-        return {q: {} for q in q_ids}
-    kk = min(k, len(doc_ids))
-    for r, qid in enumerate(q_ids):
-        row = scores[r]
-        kth = torch.topk(row, kk).values[-1]
-        cand = torch.nonzero(row >= kth).flatten().tolist()
-        vals = row.tolist()
-        ranked = sorted(cand, key=lambda j: (-vals[j], doc_ids[j]))[:kk]
-        run[qid] = {doc_ids[j]: float(vals[j]) for j in ranked}
-    return run
+    """Best k per row (harness.search's tie rule)."""
+    rows = scores.numpy()
+    return {qid: rank_row(rows[r], doc_ids, k) for r, qid in enumerate(q_ids)}
 
 
-class LateInteractionScorer(Scorer):
+class LateInteractionScorer(ModelScorer):
     kind = "late-interaction"
     Config = LateInteractionConfig
+    colour = "#d62728"  # leaderboard plot
+    mteb_model_type = "late-interaction"
+    mteb_frameworks = ("PyLate",)
 
-    def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: LateInteractionConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
         self.searches: set[str] = set()
 
 
 
-    @property
-    def model(self):
-        if self._model is None:
-            from pylate import models
+    def load_model(self, location: str) -> Any:
+        from pylate import models
 
-            location = self.resolved.location  # one-line error for hub-only models offline
-            remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
-            try:
-                self._model = models.ColBERT(
-                    model_name_or_path=location,
-                    device=self.ctx.device,
-                    trust_remote_code=remote,
-                    query_length=self.cfg.query_length,
-                    document_length=self.cfg.document_length,
-                    local_files_only=True,
-                )
-            except (OSError, ValueError) as e:
-                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise CBenchError(f"cannot load a ColBERT model from {self.cfg.model}: {msg}", source=self.source, field="model") from None
-        return self._model
+        remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
+        return models.ColBERT(
+            model_name_or_path=location,
+            device=self.ctx.device,
+            trust_remote_code=remote,
+            query_length=self.cfg.query_length,
+            document_length=self.cfg.document_length,
+            local_files_only=True,
+        )
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"cannot load a ColBERT model from {self.cfg.model}: {why}"
 
     # -- lengths -------------------------------------------------------------------------
     def length(self, role: str) -> int | None:

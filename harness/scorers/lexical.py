@@ -40,7 +40,9 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
+from harness.search import rank_row
 
 
 class LexicalConfig(SubmissionBase):
@@ -97,25 +99,14 @@ class Index:
         return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
 
-def top_k_by_score(scores: np.ndarray, candidates: np.ndarray, names: list[str], k: int) -> list[tuple[str, float]]:
-    """The k best candidates by score, ties broken by name (deterministic)."""
-    if k <= 0 or len(candidates) == 0:
-        return []
-    cand_scores = scores[candidates]
-    if len(candidates) > k:
-        kth = np.partition(cand_scores, len(cand_scores) - k)[len(cand_scores) - k]
-        keep = cand_scores >= kth  # everything tied with the k-th stays in, the sort below decides
-        candidates, cand_scores = candidates[keep], cand_scores[keep]
-    ranked = sorted(zip(candidates.tolist(), cand_scores.tolist(), strict=True), key=lambda x: (-x[1], names[x[0]]))
-    return [(names[i], float(s)) for i, s in ranked[:k]]
-
-
 class LexicalScorer(Scorer):
     kind = "lexical"
     Config = LexicalConfig
+    colour = "#2ca02c"  # leaderboard plot
+    mteb_model_type = "sparse"
 
-    def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: LexicalConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
 
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
@@ -128,7 +119,7 @@ class LexicalScorer(Scorer):
         run: dict[str, dict[str, float]] = {}
         for qid, toks in zip(q_ids, q_tokens, strict=True):
             ids = index.ids(toks)
-            run[qid] = dict(top_k_by_score(index.scores(ids), index.matching(ids), doc_ids, top_k))
+            run[qid] = rank_row(index.scores(ids), doc_ids, top_k, candidates=index.matching(ids))
             if task is not None:
                 progress.advance(task, 1)
         if task is not None:

@@ -17,45 +17,42 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from harness.errors import CBenchError
-from harness.scorers.base import EmbeddingScorer, RunContext, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import EmbeddingScorer, ModelFields, ModelScorer
 
 # model2vec's StaticModel.encode default: truncate to 512 tokens.
 DEFAULT_MAX_LENGTH = 512
 
 
-class StaticConfig(SubmissionBase):
+class StaticConfig(ModelFields):
     kind: Literal["static"]
-    model: str = Field(min_length=1, description="hub id or local folder (relative: to the submission file's folder)")
-    revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
     max_length: int | None = Field(default=DEFAULT_MAX_LENGTH, gt=0, description="tokens kept per text; null = no truncation")
     batch_size: int = Field(default=1024, gt=0, le=1_000_000)
 
 
-class StaticScorer(EmbeddingScorer):
+class StaticScorer(EmbeddingScorer, ModelScorer):
     kind = "static"
     Config = StaticConfig
+    colour = "#ff7f0e"  # leaderboard plot
+    mteb_model_type = "dense"
     similarity = "cosine"
 
-    def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(self, config: StaticConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._model = None
 
 
 
-    @property
-    def model(self):
-        if self._model is None:
-            from model2vec import StaticModel
+    load_errors = (OSError, ValueError, KeyError)
 
-            location = self.resolved.location  # raises the one-line error for missing / hub-only models
-            try:
-                self._model = StaticModel.from_pretrained(location)
-            except (OSError, ValueError, KeyError) as e:
-                msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-                raise CBenchError(f"not a model2vec static model folder ({location}): {msg}", source=self.source, field="model") from None
-        return self._model
+    def load_model(self, location: str) -> Any:
+        from model2vec import StaticModel
+
+        return StaticModel.from_pretrained(location)
+
+    def load_failure(self, location: str, why: str) -> str:
+        return f"not a model2vec static model folder ({location}): {why}"
 
     def cache_spec(self, role: str) -> dict:
         # Same vectors for queries and documents: role left out on purpose.

@@ -18,7 +18,10 @@ import torch
 from pydantic import Field
 
 from harness.errors import CBenchError
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.encoder import EncoderScorer
+from harness.search import rank
 
 
 class VerifierConfig(SubmissionBase):
@@ -35,43 +38,29 @@ class VerifierConfig(SubmissionBase):
 class VerifierScorer(Scorer):
     kind = "verifier"
     Config = VerifierConfig
+    colour = "#8c564b"  # leaderboard plot
+    parts = ("first_stage", "encoder")
 
-    def __init__(self, config: VerifierConfig, ctx: RunContext, base_dir: Path | None = None):
-        super().__init__(config, ctx, base_dir)
+    def __init__(
+        self,
+        config: VerifierConfig,
+        ctx: RunContext,
+        base_dir: Path | None = None,
+        *,
+        path: Path | None = None,
+        first_stage: Scorer,
+        encoder: Scorer,
+    ):
+        super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
         self._verifier = None
-        self._encoder = None
-        self._first = None
+        # both built by harness.submissions.registry.build_submission_scorer
+        if not isinstance(encoder, EncoderScorer):
+            raise CBenchError(f"'{config.encoder}' is not an encoder submission", source=f"submission {config.name}", field="encoder")
+        self.encoder = encoder
+        self.first_stage = first_stage
 
     # -- parts -----------------------------------------------------------------------------
-    def _sub(self, name: str, field: str):
-        if self.ctx.submissions is None:
-            raise CBenchError(f"cannot resolve '{name}' without a submission registry", source=f"submission {self.cfg.name}", field=field)
-        sub = self.ctx.submissions.get(name, source=f"submission {self.cfg.name}: {field}")
-        if sub.name == self.cfg.name:
-            raise CBenchError("a verifier cannot use itself", source=f"submission {self.cfg.name}", field=field)
-        return sub
-
-    @property
-    def encoder(self):
-        if self._encoder is None:
-            from harness.scorers.encoder import EncoderScorer
-            from harness.scorers.registry import build_submission_scorer
-
-            scorer = build_submission_scorer(self._sub(self.cfg.encoder, "encoder"), self.ctx)
-            if not isinstance(scorer, EncoderScorer):
-                raise CBenchError(f"'{self.cfg.encoder}' is not an encoder submission", source=f"submission {self.cfg.name}", field="encoder")
-            self._encoder = scorer
-        return self._encoder
-
-    @property
-    def first_stage(self) -> Scorer:
-        if self._first is None:
-            from harness.scorers.registry import build_submission_scorer
-
-            self._first = build_submission_scorer(self._sub(self.cfg.first_stage, "first_stage"), self.ctx)
-        return self._first
-
     @property
     def verifier(self):
         if self._verifier is None:
@@ -122,7 +111,7 @@ class VerifierScorer(Scorer):
         run: dict[str, dict[str, float]] = {qid: {} for qid in first}
         for (qid, did), s in zip(pairs, scores, strict=True):
             run[qid][did] = float(s)
-        return {qid: dict(sorted(docs.items(), key=lambda kv: -kv[1])[:top_k]) for qid, docs in run.items()}
+        return {qid: rank(docs, top_k) for qid, docs in run.items()}
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return self._score(a, b)

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.errors import CBenchError
 from harness.paths import submission_dirs
-from harness.scorers.base import DESCRIPTIVE_FIELDS, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase, config_hash
 from harness.scorers.registry import SCORERS
 from harness.yamlfile import load_yaml, validate_as
 
-DEPENDENCY_FIELDS = ("first_stage", "encoder")  # fields that name another submission
+
+def dependency_fields(config: SubmissionBase) -> tuple[str, ...]:
+    """The fields of a submission that name another submission (its kind's ``parts``)."""
+    cls = SCORERS.get(config.kind)
+    return cls.parts if cls is not None else ()
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,12 @@ class Submission:
     @property
     def hash(self) -> str:
         """Hash of the fields that change scores (not description, authors, ...)."""
-        data = self.config.model_dump(mode="json", exclude=set(DESCRIPTIVE_FIELDS))
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+        return config_hash(self.config)
+
+    @property
+    def source(self) -> str:
+        """How error lines name this submission: its file and name, or its name."""
+        return f"{self.path} (submission {self.name})" if self.path else f"submission {self.name}"
 
 
 def parse_submission(data: object, source: Path | str) -> SubmissionBase:
@@ -62,6 +69,9 @@ class Registry:
     def __init__(self, extra_dirs: list[Path] | None = None):
         self.dirs = submission_dirs(extra_dirs)
         self._by_name: dict[str, Submission] | None = None
+        # scorers built by build_submission_scorer, per run context: a first stage or encoder
+        # named by several submissions of one run is one scorer (one loaded model)
+        self._built: dict[str, tuple[RunContext, Scorer]] = {}
 
     def files(self) -> list[Path]:
         out: list[Path] = []
@@ -96,7 +106,7 @@ class Registry:
         todo = [sub]
         while todo:
             current = todo.pop()
-            for field in DEPENDENCY_FIELDS:
+            for field in dependency_fields(current.config):
                 name = getattr(current.config, field, None)
                 if isinstance(name, str) and name not in out and name != sub.name:
                     dep = self.get(name, source=f"{current.path or current.name}: {field}")
@@ -121,3 +131,37 @@ class Registry:
             name = re.sub(r"[^A-Za-z0-9._-]", "_", path.name if path.is_dir() else ref.replace("/", "__")).lstrip("._-")
             return Submission(EncoderConfig(name=name, kind="encoder", model=ref), None)
         return self.get(ref)
+
+
+def build_submission_scorer(sub: Submission, ctx: RunContext, registry: Registry | None = None) -> Scorer:
+    """The scorer of a submission, with the scorers it builds on.
+
+    The submissions its kind names in ``parts`` (``first_stage``, ``encoder``) are looked up in
+    ``registry``, built first (recursively) and handed to its constructor. Each submission is built
+    once per run context, so a first stage or encoder shared by several submissions is one scorer.
+    A chain of references that comes back to a submission is the one cycle error.
+    """
+    return _build(sub, ctx, registry if registry is not None else Registry(), [])
+
+
+def _build(sub: Submission, ctx: RunContext, registry: Registry, chain: list[str]) -> Scorer:
+    key = f"{sub.name}:{sub.hash}"
+    built = registry._built.get(key)
+    if built is not None and built[0] is ctx:
+        return built[1]
+    cls = SCORERS[sub.kind]
+    chain = [*chain, sub.name]
+    parts: dict[str, Scorer] = {}
+    for field in cls.parts:
+        name = getattr(sub.config, field)
+        if name in chain:
+            loop = " -> ".join([*chain[chain.index(name) :], name])
+            raise CBenchError(f"'{name}' reranks itself through its first_stage/encoder references ({loop})", source=sub.source, field=field)
+        try:
+            dep = registry.get(name, source=sub.source)
+        except CBenchError as e:
+            raise CBenchError(e.message, source=e.source, field=field) from None
+        parts[field] = _build(dep, ctx, registry, chain)
+    scorer = cls(sub.config, ctx, path=sub.path, **parts)
+    registry._built[key] = (ctx, scorer)
+    return scorer

@@ -7,13 +7,42 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.scorers.base import Scorer
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+
+
+class LeaderboardFacts(BaseModel):
+    """What the leaderboard needs to know about a suite (a suite YAML's ``leaderboard:`` block; a
+    suite type may set other defaults in its class). Not part of the suite hash: it changes no score."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    label: str | None = Field(default=None, description="name shown in headers (default: the suite name)")
+    role: Literal["retrieval", "composition", "extra"] | None = Field(
+        default=None,
+        description="retrieval: may be the x axis; composition: may be the y axis (or the second composition column); "
+        "extra: a column of its own. Default: retrieval for retrieval suites, composition otherwise.",
+    )
+    preference: int = Field(default=100, description="among suites of one role, the lowest is the default axis / column and the first fallback")
+    category_order: list[str] = Field(default_factory=list, description="order of the per-dataset columns (others follow in results order)")
+
+
+@dataclass(frozen=True)
+class SuiteFacts:
+    """A suite's leaderboard facts with every default filled in."""
+
+    name: str
+    task: str
+    label: str
+    role: str
+    preference: int
+    category_order: tuple[str, ...]
+    main_metric: str
 
 
 class SuiteConfig(BaseModel):
@@ -24,6 +53,7 @@ class SuiteConfig(BaseModel):
     name: str = Field(pattern=NAME_PATTERN)
     type: str
     description: str = ""
+    leaderboard: LeaderboardFacts | None = None
 
 
 @dataclass
@@ -43,6 +73,8 @@ class Suite(ABC):
     type: ClassVar[str]
     task: ClassVar[str]  # "retrieval" | "nearmiss"
     Config: ClassVar[type[SuiteConfig]]
+    # The type's leaderboard facts; a suite YAML's ``leaderboard:`` block replaces them.
+    leaderboard: ClassVar[LeaderboardFacts] = LeaderboardFacts()
 
     def __init__(self, config: SuiteConfig, path: Path | None, data_dir: Path | None):
         self.config = config
@@ -55,8 +87,14 @@ class Suite(ABC):
 
     @property
     def hash(self) -> str:
-        blob = json.dumps(self.config.model_dump(mode="json", exclude={"description"}), sort_keys=True)
+        blob = json.dumps(self.config.model_dump(mode="json", exclude={"description", "leaderboard"}), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def facts(self) -> SuiteFacts:
+        """Label, axis role, column order and main metric, as the leaderboard shows this suite."""
+        f = self.config.leaderboard or self.leaderboard
+        role = f.role or ("retrieval" if self.task == "retrieval" else "composition")
+        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric)
 
     def candidates(self, ref: str) -> list[Path]:
         """Where a data path named in the suite may be: as given when absolute, else relative to

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from harness.errors import CBenchError
 from harness.paths import SUITES_DIR
-from harness.suites.base import Suite
+from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
 from harness.suites.retrieval import (
     BeirDataset,
@@ -42,6 +42,39 @@ def load_suite_file(path: Path, data_dir: Path | None) -> Suite:
         raise CBenchError(f"{what}; known types: {', '.join(sorted(SUITE_TYPES))}", source=path, field="type")
     cls = SUITE_TYPES[kind]
     return cls(validate_as(cls.Config, data, path), path, data_dir)
+
+
+def shipped_suites() -> dict[str, Suite]:
+    """Every suite YAML in the suites folder that loads (by name)."""
+    out: dict[str, Suite] = {}
+    for path in suite_files().values():
+        try:
+            suite = load_suite_file(path, None)
+        except CBenchError:
+            continue
+        out.setdefault(suite.name, suite)
+    return out
+
+
+def suite_facts(name: str, task: str, recorded_file: str | None = None) -> SuiteFacts:
+    """A suite's leaderboard facts: from the shipped suite of that name, else from the suite file a
+    result recorded (when it is still there), else the defaults for its task."""
+    shipped = shipped_suites()
+    if name in shipped:
+        return shipped[name].facts()
+    if recorded_file and Path(recorded_file).is_file():
+        try:
+            suite = load_suite_file(Path(recorded_file), None)
+            if suite.name == name:
+                return suite.facts()
+        except CBenchError:
+            pass
+    cls = next((c for c in SUITE_CLASSES if c.task == task), None)
+    role = "retrieval" if task == "retrieval" else "composition"
+    metric = "ndcg@10" if task == "retrieval" else "triplet_accuracy"
+    if cls is not None and cls.leaderboard.role:
+        role = cls.leaderboard.role
+    return SuiteFacts(name, task, name, role, 100, (), metric)
 
 
 def resolve_suite(ref: str, data_dir: Path | None) -> Suite:

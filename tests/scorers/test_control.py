@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness.errors import CBenchError
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 from harness.scorers.control import ControlConfig, ControlScorer
 from harness.surface import char3, jaccard, length, prefix, seqratio, words
 

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from harness.paths import SUBMISSIONS_DIR
-from harness.scorers.base import RunContext
-from harness.scorers.registry import build_submission_scorer
-from harness.submissions import Registry
+from harness.run_context import RunContext
+from harness.submissions import Registry, build_submission_scorer
 
 from .conftest import QUERIES, assert_one_line_error, corpus_texts, read_result, run_submission, write_submission
 
@@ -26,8 +25,8 @@ def subs(tmp_path, tiny_cross_encoder):
 
 def build(subs, name: str, tmp_path):
     registry = Registry([subs])
-    ctx = RunContext(cache_root=tmp_path / "cache", submissions=registry)
-    return build_submission_scorer(registry.get(name), ctx), ctx
+    ctx = RunContext(cache_root=tmp_path / "cache")
+    return build_submission_scorer(registry.get(name), ctx, registry), ctx
 
 
 def test_cli_end_to_end(subs, beir_dir, tmp_path):

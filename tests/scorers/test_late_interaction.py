@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from harness.paths import SUBMISSIONS_DIR
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 from harness.scorers.late_interaction import LateInteractionConfig, LateInteractionScorer, maxsim
 
 from .conftest import QUERIES, assert_one_line_error, corpus_texts, read_result, run_submission, write_submission

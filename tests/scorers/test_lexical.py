@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness.errors import CBenchError
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 from harness.scorers.lexical import LexicalConfig, LexicalScorer
 from harness.submissions import load_submission
 from harness.paths import SUBMISSIONS_DIR

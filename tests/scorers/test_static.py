@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from harness.paths import PROJECT_ROOT, SUBMISSIONS_DIR
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 from harness.scorers.static import StaticConfig, StaticScorer
 from harness.submissions import load_submission
 

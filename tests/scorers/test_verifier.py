@@ -32,12 +32,11 @@ def test_maxsim_reranks_the_first_stage_and_records_provenance(tiny_beir, tmp_pa
 
 
 def test_trained_transformer_scores_pairs(tmp_path):
-    from harness.scorers.base import RunContext
-    from harness.scorers.registry import build_submission_scorer
-    from harness.submissions import Registry
+    from harness.run_context import RunContext
+    from harness.submissions import Registry, build_submission_scorer
 
     reg = Registry()
-    scorer = build_submission_scorer(reg.get("minilm-transformer"), RunContext(submissions=reg))
+    scorer = build_submission_scorer(reg.get("minilm-transformer"), RunContext(), reg)
     a = ["The dog bit the man.", "The food is safe."]
     b = ["The man bit the dog.", "The food is not safe."]
     s = scorer.score_pairs(a, b)

@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from cbench_testutil import SHARED_DATA
 from harness.cli import app
-from harness.scorers.base import RunContext, Scorer, SubmissionBase
+from harness.run_context import RunContext
+from harness.scorers.base import Scorer, SubmissionBase
 from harness.suites.base import EvalOptions
 from harness.suites.registry import resolve_suite
 

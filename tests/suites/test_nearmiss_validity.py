@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.scorers.base import RunContext
+from harness.run_context import RunContext
 from harness.suites.base import EvalOptions
 from harness.suites.registry import resolve_suite
 from harness.surface import FEATURES
@@ -23,11 +23,9 @@ MAX_MAIN, MAX_CATEGORY = 0.60, 0.65
 
 
 def build(path: Path, ctx: RunContext):
-    from harness.submissions.registry import load_submission
-    from harness.scorers.registry import build_scorer
+    from harness.submissions.registry import build_submission_scorer, load_submission
 
-    sub = load_submission(path)
-    return build_scorer(sub.config, ctx, path.parent)
+    return build_submission_scorer(load_submission(path), ctx)
 
 
 def suite_scores(suite_name: str, scorer) -> tuple[float, dict[str, float]]:

@@ -265,7 +265,7 @@ def test_end_to_end_training_updates_encoder(minilm, tmp_path):
 
 @pytest.mark.slow
 def test_top_layer_training_ships_as_a_delta_the_encoder_kind_applies(minilm, tmp_path):
-    from harness.scorers.base import RunContext
+    from harness.run_context import RunContext
     from harness.scorers.encoder import EncoderConfig, EncoderScorer
     from harness.verifiers.train import save_encoder_delta, trainable_encoder_params
 
