@@ -20,7 +20,7 @@ log = logging.getLogger("cbench")
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 # Fields that describe a submission but do not change its scores (left out of its hash).
-DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters"})
+DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance"})
 
 
 class SubmissionBase(BaseModel):
@@ -35,6 +35,7 @@ class SubmissionBase(BaseModel):
     url: str | None = None
     license: str | None = None
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
+    provenance: dict[str, Any] | None = Field(default=None, description="how the model was made (written by cbench finetune); descriptive only")
 
 
 @dataclass
