@@ -36,6 +36,8 @@ def register(app: typer.Typer) -> None:
         name: Annotated[str | None, typer.Option("--name", help="Submission name (default ft-<base>-s<seed>; with --recipe a prefix).")] = None,
         device: Annotated[str, typer.Option("--device")] = "cpu",
         fp16: Annotated[bool | None, typer.Option("--fp16/--no-fp16", help="Mixed precision (default: on for CUDA, as the reference).")] = None,
+        keep_checkpoints: Annotated[bool, typer.Option("--keep-checkpoints", help="Keep OUT/checkpoints after a run completes (default: deleted; model/ holds the weights).")] = False,
+        threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads (on a busy shared CPU, 1 can be much faster).")] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="Delete a previous run in --out and train again.")] = False,
         trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code")] = False,
         submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir")] = None,
@@ -83,6 +85,10 @@ def register(app: typer.Typer) -> None:
                 evs += retrieval_evaluators(eval_retrieval) if eval_retrieval else []
                 return evs[0] if len(evs) == 1 else SequentialEvaluator(evs)
 
+            if threads:
+                import torch
+
+                torch.set_num_threads(threads)
             base_model = resolve_base(base, device, submissions_dir, trust_remote_code)
             if recipe == "paper-ab":
                 from harness.finetune.recipe import run_paper_ab
@@ -92,7 +98,7 @@ def register(app: typer.Typer) -> None:
 
                 summary = run_paper_ab(
                     base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
-                    make_evaluator=make_evaluator, prefix=name, overwrite=overwrite, quiet=quiet, on_done=done,
+                    make_evaluator=make_evaluator, prefix=name, overwrite=overwrite, quiet=quiet, on_done=done, keep_checkpoints=keep_checkpoints,
                 )
                 err_console.print(f"paper-ab: {len(summary['runs'])} runs; summary {out / 'paper-ab.json'}", highlight=False)
                 return
@@ -100,7 +106,7 @@ def register(app: typer.Typer) -> None:
 
             run_name = name or f"ft-{base_model.submission}-s{seed}"
             data = [*([train_data] if train_data else []), *structural_data]
-            prov = finetune(base_model, data, out, settings, name=run_name, evaluator=make_evaluator(), overwrite=overwrite, quiet=quiet)
+            prov = finetune(base_model, data, out, settings, name=run_name, evaluator=make_evaluator(), overwrite=overwrite, quiet=quiet, keep_checkpoints=keep_checkpoints)
         except CBenchError as e:
             fail(e)
         err_console.print(

@@ -53,6 +53,7 @@ def run_paper_ab(
     overwrite: bool = False,
     quiet: bool = False,
     on_done: Any = None,
+    keep_checkpoints: bool = False,
 ) -> dict:
     """Train A and B for every seed into ``out/model-a-baseline/seed_S`` and
     ``out/model-b-structured/seed_S``; finished runs are kept (resumable as a whole)."""
@@ -83,6 +84,7 @@ def run_paper_ab(
                 overwrite=overwrite,
                 quiet=quiet,
                 extra_provenance={"recipe": "paper-ab", "arm": ARMS[arm]},
+                keep_checkpoints=keep_checkpoints,
             )
             summary["runs"][key] = {"submission": str(sub), "status": "trained", "wall_seconds": round(time.perf_counter() - t0, 1), **prov}
             if on_done:

@@ -204,6 +204,7 @@ def finetune(
     overwrite: bool = False,
     quiet: bool = False,
     extra_provenance: dict | None = None,
+    keep_checkpoints: bool = False,
 ) -> dict:
     """Train, save ``out/model`` and ``out/<name>.yaml``; resume from ``out/checkpoints`` when a
     previous run of the same settings was killed. Returns the provenance written to the YAML."""
@@ -295,6 +296,8 @@ def finetune(
         **(extra_provenance or {}),
     }
     write_submission(sub_path, name=name, base=base, settings=settings, provenance=prov, model=model)
+    if not keep_checkpoints:  # the run is complete: model/ holds its weights; optimizer states are large
+        shutil.rmtree(ckpt_dir, ignore_errors=True)
     return prov
 
 

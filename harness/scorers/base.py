@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from harness.cache import EmbeddingCache, cached_encode, namespace_id
 from harness.models import ResolvedModel, resolve_model
@@ -36,6 +36,14 @@ class SubmissionBase(BaseModel):
     license: str | None = None
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
     provenance: dict[str, Any] | None = Field(default=None, description="how the model was made (written by cbench finetune); descriptive only")
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_provenance(self, handler):
+        """Dumps (results' submission_config) of submissions without provenance stay as they were."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("provenance") is None:
+            data.pop("provenance", None)
+        return data
 
 
 @dataclass

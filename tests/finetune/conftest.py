@@ -70,6 +70,7 @@ def tiny_st(tmp_path_factory) -> Path:
     from sentence_transformers import SentenceTransformer, models
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
+    torch.set_num_threads(1)  # tiny matrices: one thread is ~10x faster than two on a busy shared CPU
     bert = tmp_path_factory.mktemp("tiny-bert")
     vocab = _vocab()
     (bert / "vocab.txt").write_text("\n".join(vocab) + "\n")

@@ -87,3 +87,14 @@ def test_test_split_and_eval_suites_refused(tmp_path, nearmiss_suite):
 def test_recipe_refuses_eval_suite(tmp_path):
     r = cbench("finetune", "--recipe", "paper-ab", "--base", str(tmp_path), "--data-suite", "nearmiss-hand", "--out", tmp_path / "o")
     one_line_error(r, "nearmiss-hand", "evaluation only")
+
+
+def test_provenance_field_is_descriptive():
+    from harness.scorers.encoder import EncoderConfig
+    from harness.submissions.registry import Submission
+
+    plain = EncoderConfig(name="m", kind="encoder", model="x/y")
+    made = EncoderConfig(name="m", kind="encoder", model="x/y", provenance={"steps": 3})
+    assert "provenance" not in plain.model_dump(mode="json")  # results of other submissions unchanged
+    assert made.model_dump(mode="json")["provenance"] == {"steps": 3}
+    assert Submission(plain, None).hash == Submission(made, None).hash

@@ -31,21 +31,22 @@ def test_equals_cbench_run_main_score(tiny_st, nearmiss_suite, tmp_path):
     assert abs(metrics["tinynm_swap_triplet_accuracy"] - result["datasets"]["swap"]["triplet_accuracy"]) <= 1e-6
 
 
-def test_sequential_with_information_retrieval(tiny_st, nearmiss_suite):
+def test_sequential_with_information_retrieval(tiny_st, nearmiss_suite, tmp_path):
+    from cbench_testutil import write_beir
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.evaluation import InformationRetrievalEvaluator, SequentialEvaluator
+    from sentence_transformers.evaluation import SequentialEvaluator
 
-    from harness.finetune.evaluator import NearMissEvaluator
+    from harness.finetune.evaluator import NearMissEvaluator, retrieval_evaluators
 
-    ir = InformationRetrievalEvaluator(
+    beir = write_beir(
+        tmp_path / "tinyir",
+        {"d1": ("", "the cat is in the garden"), "d2": ("", "the dog sees the bird near the river"), "d3": ("", "the farmer is in the school")},
         {"q1": "the cat in the garden", "q2": "the dog near the river"},
-        {"d1": "the cat is in the garden", "d2": "the dog sees the bird near the river", "d3": "the farmer is in the school"},
-        {"q1": {"d1"}, "q2": {"d2"}},
-        name="tinyir",
-        show_progress_bar=False,
+        [("q1", "d1", 1), ("q2", "d2", 1)],
     )
+    (ir,) = retrieval_evaluators(str(beir))  # a cbench retrieval suite (here a BEIR folder) as InformationRetrievalEvaluators
     nm = NearMissEvaluator(str(nearmiss_suite), name="nm")
     seq = SequentialEvaluator([nm, ir])
     out = seq(SentenceTransformer(str(tiny_st), device="cpu"))
-    assert "nm_triplet_accuracy" in out and "tinyir_cosine_ndcg@10" in out
-    assert out["sequential_score"] == out[ir.primary_metric]
+    assert "nm_triplet_accuracy" in out and "nm_auroc" in out and "nm_false_accept@95" in out
+    assert "tinyir_cosine_ndcg@10" in out and out["sequential_score"] == out[ir.primary_metric]

@@ -38,6 +38,7 @@ def test_finetune_outputs_and_evaluator_in_trainer(tiny_st, nearmiss_suite, tmp_
     assert (out / "curves.png").stat().st_size > 0 and curves["train_loss"]
     # the evaluator ran inside SentenceTransformerTrainer: at the start and every 2 steps
     assert [s for s, _ in curves["eval"]["tinynm_triplet_accuracy"]] == [0, 2, 4]
+    assert not (out / "checkpoints").exists()  # deleted once the run is complete
     # the submission runs; its main score equals the evaluator's value at the last step
     r = cbench("run", "--model", out / "ft-tiny.yaml", "--suite", nearmiss_suite, "--results-dir", tmp_path / "res", "--quiet")
     assert r.exit_code == 0, r.stderr
@@ -96,3 +97,24 @@ def test_paper_ab_recipe(tiny_st, nearmiss_suite, tmp_path):
     r = cbench("finetune", "--recipe", "paper-ab", "--base", tiny_st, "--data-suite", nearmiss_suite, "--seeds", "13,14", "--steps", 2, "--batch-size", 8, "--out", out, "--name", "tiny", "--quiet")
     assert r.exit_code == 0, r.stderr
     assert {v["status"] for v in json.loads((out / "paper-ab.json").read_text())["runs"].values()} == {"done before"}
+
+
+def test_paper_ab_train_override(tiny_st, nearmiss_suite, tmp_path):
+    """--train replaces Model A's data (here NQ-style [query, answer] lists, gzipped); Model B adds
+    the suite's identity triplets to it."""
+    import gzip
+
+    rows = [[i["anchor"], i["pos_far"]] for i in make_items("train", 12, offset=2)]
+    nq = tmp_path / "NQ-train_pairs.jsonl.gz"
+    nq.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    out = tmp_path / "ab"
+    r = cbench(
+        "finetune", "--recipe", "paper-ab", "--base", tiny_st, "--data-suite", nearmiss_suite, "--train", nq, "--seeds", "5",
+        "--steps", 2, "--batch-size", 8, "--max-seq-length", 32, "--out", out, "--quiet",
+    )
+    assert r.exit_code == 0, r.stderr
+    runs = json.loads((out / "paper-ab.json").read_text())["runs"]
+    a, b = runs["model-a-baseline/seed_5"], runs["model-b-structured/seed_5"]
+    assert [(d["role"], d["rows"]) for d in a["data"]] == [("train", 12)]
+    assert [(d["role"], d["rows"]) for d in b["data"]] == [("train", 12), ("suite-train", 32)]
+    assert a["data"][0]["sha256"] == b["data"][0]["sha256"] and a["final_step"] == b["final_step"] == 2
