@@ -51,6 +51,10 @@ def register(app: typer.Typer) -> None:
         from harness.ui import err_console, setup_logging
 
         setup_logging(quiet)
+        if quiet:
+            import os
+
+            os.environ["TQDM_DISABLE"] = "1"  # sentence-transformers' model-card and encode bars
         try:
             if recipe not in (None, "paper-ab"):
                 raise CBenchError(f"unknown recipe '{recipe}'; known: paper-ab", source="--recipe")
@@ -94,7 +98,7 @@ def register(app: typer.Typer) -> None:
                 from harness.finetune.recipe import run_paper_ab
 
                 def done(key, sub, prov):
-                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False)
+                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True)
 
                 summary = run_paper_ab(
                     base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
@@ -112,6 +116,7 @@ def register(app: typer.Typer) -> None:
         err_console.print(
             f"trained {prov['final_step']} steps ({prov['seconds_per_step']} s/step); wrote {out / 'model'} and {out / (run_name + '.yaml')}",
             highlight=False,
+            soft_wrap=True,
         )
 
 

@@ -32,11 +32,14 @@ def _derived(files: list[TrainFile], rows: list, note: str) -> TrainFile:
 def paper_ab_data(data_suite: str, train_file: TrainFile | None) -> tuple[list[TrainFile], list[TrainFile]]:
     """(Model A's data, Model B's data)."""
     records, files = suite_train_records(data_suite)
-    structural = _derived(files, identity_rows(records), f"suite {data_suite} train split: identity triplets (anchor, anchor, neg_close|neg_far)")
+    structural = _derived(files, identity_rows(records), f"suite {data_suite} train split: identity triplets (anchor, anchor, near-miss)")
     if train_file is not None:
         a = [train_file]
     else:
-        a = [_derived(files, meaning_pairs(records), f"suite {data_suite} train split: pairs (anchor, pos_close), (anchor, pos_far)")]
+        from harness.data.nearmiss import NearMissItem
+
+        what = "pairs (anchor, pos_close), (anchor, pos_far)" if all(isinstance(r, NearMissItem) for r in records) else "pairs (anchor, pos_close|pos_far|positive)"
+        a = [_derived(files, meaning_pairs(records), f"suite {data_suite} train split: {what}")]
     return a, [*a, structural]
 
 

@@ -268,6 +268,10 @@ def finetune(
         evaluator=evaluator,
         callbacks=[*_callbacks(out, timings), *(callbacks or [])],
     )
+    if quiet:  # disable_tqdm swaps the progress bar for a printer of every log dict
+        from transformers.trainer_callback import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
     if last:
         log.warning("resuming %s from %s", out, Path(last).name)
     t0 = time.perf_counter()
