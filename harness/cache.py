@@ -31,6 +31,7 @@ DEFAULT_BLOCK = 512
 # Temporary chunk files are named .tmp-<host>-<pid>-<random>.npz so that a later process can
 # tell a dead writer's leftovers (SIGKILL between open and rename) from a live writer's file.
 _HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_UNWRITABLE: set[str] = set()  # cache folders that refused a write in this process (warned about once)
 
 
 def encode_block_size() -> int:
@@ -141,6 +142,38 @@ class EmbeddingCache:
         return len(self._build_index())
 
     # -- writing -------------------------------------------------------------------------
+    def _write_chunk(self, karr: np.ndarray, offsets: np.ndarray, data: np.ndarray) -> Path | None:
+        """Write one chunk file; None when the disk refuses (full, read-only, permission, a file in
+        the way). The cache is an optimisation: it then warns once and this cache stores nothing more
+        on disk; the run goes on with the embeddings in memory."""
+        path = self.dir / f"{uuid.uuid4().hex}.npz"
+        tmp = self.dir / f".tmp-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}.npz"
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            spec_file = self.dir / "spec.json"
+            if not spec_file.exists():
+                atomic_write_bytes(spec_file, json.dumps(self.spec, indent=2, sort_keys=True).encode())
+            try:
+                with open(tmp, "wb") as f:
+                    np.savez(f, keys=karr, offsets=offsets, data=data, digest=_digest(karr, offsets, data))
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, path)
+            finally:  # an exception (disk full, ^C) leaves no temporary file; SIGKILL: see above
+                try:
+                    tmp.unlink(missing_ok=True)
+                except OSError:
+                    pass
+        except OSError as e:
+            self.enabled = False
+            root = str(self.dir.parent)
+            if root not in _UNWRITABLE:  # once per cache folder, not per namespace or chunk
+                _UNWRITABLE.add(root)
+                reason = e.strerror or str(e) or type(e).__name__
+                log.warning("cache: cannot write to %s (%s); continuing without storing embeddings", e.filename or self.dir, reason)
+            return None
+        return path
+
     def put_many(self, keys: Sequence[bytes], rows: Sequence[np.ndarray]) -> None:
         """Store one chunk. ``rows[i]`` is a (n_i, d) array (n_i = 1 for pooled vectors)."""
         if not keys:
@@ -150,22 +183,8 @@ class EmbeddingCache:
         lengths = np.array([r.shape[0] for r in rows], dtype=np.int64)
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         data = np.ascontiguousarray(np.concatenate(rows, axis=0))
-        if self.enabled:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            spec_file = self.dir / "spec.json"
-            if not spec_file.exists():
-                atomic_write_bytes(spec_file, json.dumps(self.spec, indent=2, sort_keys=True).encode())
-            path = self.dir / f"{uuid.uuid4().hex}.npz"
-            tmp = self.dir / f".tmp-{_HOST}-{os.getpid()}-{uuid.uuid4().hex}.npz"
-            try:
-                with open(tmp, "wb") as f:
-                    np.savez(f, keys=karr, offsets=offsets, data=data, digest=_digest(karr, offsets, data))
-                    f.flush()
-                    os.fsync(f.fileno())
-                os.replace(tmp, path)
-            finally:  # an exception (disk full, ^C) leaves no temporary file; SIGKILL: see above
-                tmp.unlink(missing_ok=True)
-        else:
+        path = self._write_chunk(karr, offsets, data) if self.enabled else None
+        if path is None:
             path = Path(f"<memory-{uuid.uuid4().hex}>")
         self._loaded[path] = (offsets, data)
         for i, k in enumerate(keys):

@@ -12,7 +12,7 @@ import typer
 
 from harness import __version__
 from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
-from harness.ui import err_console, out_console, setup_logging
+from harness.ui import err_console, out_console, print_table, setup_logging
 
 app = typer.Typer(
     add_completion=False,
@@ -33,6 +33,12 @@ SubmissionsDir = Annotated[
 ]
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final table.")]
+
+
+def os_error(e: OSError) -> CBenchError:
+    from harness.results import os_reason
+
+    return CBenchError(os_reason(e), source=e.filename)
 
 
 def fail(e: CBenchError) -> None:
@@ -95,12 +101,14 @@ def run(
         if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":
             e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
         fail(e)
-    _summary(sub.name, outcomes, ctx)
+    except OSError as e:  # a filesystem fault not handled where it happened: one line, not a traceback
+        fail(os_error(e))
+    _summary(sub.name, outcomes, ctx, quiet=quiet)
     if any(o.skipped for o, _ in outcomes):
         raise typer.Exit(EXIT_SKIPPED)
 
 
-def _summary(name: str, outcomes: list, ctx) -> None:
+def _summary(name: str, outcomes: list, ctx, *, quiet: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"cbench results: {name}", title_justify="left")
@@ -116,9 +124,10 @@ def _summary(name: str, outcomes: list, ctx) -> None:
                 table.add_row(r.suite, ds, r.main_metric, "—", f"skipped: {r.skipped[ds][:60]}")
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
         table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", str(outcome.path))
-    out_console.print(table)
-    encoded = ctx.counters.get("texts_encoded", 0)
-    err_console.print(f"texts encoded this run: {encoded}", highlight=False)
+    print_table(table)
+    if not quiet:  # --quiet: errors and the table only
+        encoded = ctx.counters.get("texts_encoded", 0)
+        err_console.print(f"texts encoded this run: {encoded}", highlight=False)
 
 
 @submissions_app.command("list")
@@ -138,7 +147,7 @@ def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
     for s in subs.values():
         params = s.config.parameters
         table.add_row(s.name, s.kind, str(getattr(s.config, "model", "") or ""), f"{params:,}" if params else "", str(s.path))
-    out_console.print(table)
+    print_table(table)
 
 
 @submissions_app.command("validate")
@@ -179,14 +188,17 @@ def suites_list(data_dir: DataDir = None) -> None:
             table.add_row(s.name, s.type, s.task, names, s.config.description)
     except CBenchError as e:
         fail(e)
-    out_console.print(table)
+    print_table(table)
 
 
 @data_app.command("pull")
 def data_pull(
     what: Annotated[str, typer.Argument(help="Data set to copy: nanobeir.")],
     to: Annotated[Path, typer.Option("--to", help="Data root to write into (use it as CBENCH_DATA_DIR).")],
-    revision: Annotated[str | None, typer.Option("--revision", help="Hub revision (default: the suite's).")] = None,
+    revision: Annotated[
+        list[str] | None,
+        typer.Option("--revision", help="NAME=REV: pull dataset NAME at hub revision REV instead of the suite's pinned commit (repeatable)."),
+    ] = None,
 ) -> None:
     """Copy hub data into the local layout cbench reads offline (run on a connected machine)."""
     from harness.data.nanobeir import pull
@@ -196,13 +208,21 @@ def data_pull(
     try:
         if what != "nanobeir":
             raise CBenchError(f"unknown data set '{what}'; known: nanobeir", source="data pull")
+        suite = load_suite_file(suite_files()["nanobeir"], None)
+        revisions = dict(suite.config.revisions)
+        for item in revision or []:
+            name, sep, rev = item.partition("=")
+            if not sep or not rev or name not in suite.config.datasets:
+                raise CBenchError(f"expected NAME=REV with NAME one of {', '.join(suite.config.datasets)}, got {item!r}", source="data pull", field="--revision")
+            revisions[name] = rev
         if hub_offline():
             raise CBenchError("HF_HUB_OFFLINE is set; pulling needs the hub", source="data pull")
-        suite = load_suite_file(suite_files()["nanobeir"], None)
-        for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revision=revision or suite.config.revision):
+        for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revisions=revisions):
             err_console.print(f"wrote {folder}")
     except CBenchError as e:
         fail(e)
+    except OSError as e:  # --to unwritable, read-only, full
+        fail(CBenchError(f"cannot write: {os_error(e).message}", source=e.filename or to))
 
 
 from harness.commands import register_all  # noqa: E402
@@ -217,6 +237,9 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    except OSError as e:  # any command: a filesystem fault is one line and exit 2, never a traceback
+        err_console.print(f"[red]error:[/red] {os_error(e).line}", highlight=False, soft_wrap=True)
+        sys.exit(EXIT_BAD_INPUT)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,20 @@ Decisions:
   have no MTEB task; they are skipped with a note rather than written under invented task names
   that mteb's task registry (and so its leaderboard and filters) cannot resolve.
 - Runs made with ``--limit-queries`` are skipped: MTEB scores are over the whole task.
-- ``dataset_revision`` is the revision cbench recorded for the data it evaluated (cbench reads
-  NanoBEIR from ``zeta-alpha-ai/Nano*``; mteb's tasks point at ``mteb/Nano*Retrieval`` copies).
+- ``dataset_revision`` is the hub commit cbench recorded for the data it evaluated (cbench reads
+  NanoBEIR from ``zeta-alpha-ai/Nano*`` at the commits pinned in ``suites/nanobeir.yaml``; mteb's
+  tasks point at ``mteb/Nano*Retrieval`` copies). A dataset whose recorded revision is not a commit
+  (``main`` in results from before the pins, or the checksum of a hand-made copy) is skipped with a note.
+- Producer: cbench, not mteb. ``mteb_version`` is ``null`` (mteb did not produce the file; its
+  loader accepts null) and the top-level ``produced_by`` records cbench's name and the version and
+  git commit that computed the scores (mteb's loader ignores the extra key). The layout is that of
+  mteb 2.26.24's ``TaskResult`` / ``ModelMeta``.
+- Not for MTEB's leaderboard: it shows results produced by mteb itself for models in mteb's model
+  registry (submitted to the ``embeddings-benchmark/results`` repository). ``cbench/<submission>``
+  is in no registry, and ``training_datasets`` is ``null`` (unknown: cbench does not know what the
+  model was trained on), which mteb's default zero-shot filter hides. The export is for loading
+  cbench's scores into mteb's own tools (``TaskResult``, ``ResultCache``, benchmark tables) next to
+  mteb-produced results.
 - Metric keys: ``ndcg@10`` -> ``ndcg_at_10`` etc.; ``main_score`` = ``ndcg_at_10``. Scores are not rounded.
 
 Reads nothing but the results JSON files (mteb itself need not be installed to export).
@@ -40,7 +52,8 @@ from harness.atomic import atomic_write_text
 from harness.errors import CBenchError
 from harness.results import Results, read_results
 
-MTEB_FORMAT_VERSION = "2.26.24"  # the mteb release whose TaskResult / ModelMeta layout this writes
+MTEB_FORMAT_VERSION = "2.26.24"  # the mteb release whose TaskResult / ModelMeta layout this writes (not a producer)
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
 NO_REVISION = "no_revision_available"
 
 # cbench suite -> {cbench dataset name -> MTEB task name}
@@ -95,6 +108,16 @@ def model_revision(r: Results) -> str:
     return re.sub(r"[^A-Za-z0-9._-]", "_", rev)
 
 
+def producer(r: Results) -> dict[str, Any]:
+    """Who computed the scores: cbench, at the version and commit recorded in the results file."""
+    return {
+        "name": "cbench",
+        "version": r.metadata.cbench_version,
+        "git_commit": r.metadata.git_commit,
+        "layout": f"mteb {MTEB_FORMAT_VERSION} TaskResult",
+    }
+
+
 def task_result(r: Results, dataset: str, task: str) -> dict[str, Any]:
     """One MTEB TaskResult (as ``TaskResult.to_dict`` writes it) for one cbench dataset."""
     metrics = r.datasets[dataset]
@@ -102,12 +125,12 @@ def task_result(r: Results, dataset: str, task: str) -> dict[str, Any]:
     scores["main_score"] = metrics[MAIN_METRIC]
     scores["hf_subset"] = "default"
     scores["languages"] = LANGUAGES[r.suite]
-    scores["mteb_version"] = MTEB_FORMAT_VERSION
     timings = r.metadata.timings.get(dataset)
     return {
-        "dataset_revision": r.metadata.dataset_revisions.get(dataset) or NO_REVISION,
+        "dataset_revision": r.metadata.dataset_revisions[dataset],
         "task_name": task,
-        "mteb_version": MTEB_FORMAT_VERSION,
+        "mteb_version": None,  # mteb did not produce this file; see produced_by
+        "produced_by": producer(r),
         "scores": {SPLITS[r.suite]: [scores]},
         "evaluation_time": sum(timings.values()) if timings else None,
         "kg_co2_emissions": None,
@@ -182,6 +205,10 @@ def export_mteb(results_dir: Path, out: Path) -> ExportReport:
                 continue
             if MAIN_METRIC not in r.datasets[ds]:
                 report.notes.append(f"{path}: dataset '{ds}' skipped: no {MAIN_METRIC}")
+                continue
+            rev = r.metadata.dataset_revisions.get(ds)
+            if not isinstance(rev, str) or not COMMIT.match(rev):
+                report.notes.append(f"{path}: dataset '{ds}' skipped: its data revision {rev!r} is not a hub commit; run it again with the pinned suite")
                 continue
             target = folder / f"{task}.json"
             atomic_write_text(target, json.dumps(task_result(r, ds, task), indent=2) + "\n")

@@ -77,7 +77,15 @@ def write_results(path: Path, results: Results) -> None:
         text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
     except ValueError as e:  # NaN/inf somewhere (details, aggregate): refuse, nothing written
         raise CBenchError(f"refusing to write results: {e}", source=path) from None
-    atomic_write_text(path, text + "\n")
+    try:
+        atomic_write_text(path, text + "\n")  # nothing half-written: a temporary file is renamed or removed
+    except OSError as e:  # disk full, read-only, permission, a file in the way
+        raise CBenchError(f"cannot write results: {os_reason(e)}", source=path) from None
+
+
+def os_reason(e: OSError) -> str:
+    """An OSError in a few words: the OS's message (``No space left on device``) or the exception."""
+    return e.strerror or str(e) or type(e).__name__
 
 
 def read_results(path: Path) -> Results:

@@ -7,6 +7,8 @@ import math
 import shlex
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +18,7 @@ from pydantic import ValidationError
 
 from harness.errors import CBenchError, DataUnavailable
 from harness.provenance import environment, now
-from harness.results import Metadata, Results, read_results, results_path, write_results
+from harness.results import Metadata, Results, os_reason, read_results, results_path, write_results
 from harness.scorers.base import RunContext, Scorer
 from harness.submissions import Submission
 from harness.suites.base import EvalOptions, Suite
@@ -52,6 +54,28 @@ def _compatible(old: Results, sub: Submission, deps: dict[str, str], fingerprint
     return None
 
 
+@contextmanager
+def _results_lock(path: Path) -> Iterator[None]:
+    """Hold ``.<file>.lock`` beside a results file; a folder that cannot be made (a file in the way,
+    read-only, full) is one error naming it. The lock file is removed on release, also after a failure
+    (filelock notices a lock file removed while it waits and takes a fresh one)."""
+    lock_path = path.with_name(f".{path.name}.lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(lock_path))
+        lock.acquire()
+    except OSError as e:
+        raise CBenchError(f"cannot write results here: {os_reason(e)}", source=e.filename or path.parent) from None
+    try:
+        yield
+    finally:
+        lock.release()
+        try:
+            lock_path.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
 def run_suite(
     sub: Submission,
     scorer: Scorer,
@@ -65,8 +89,7 @@ def run_suite(
     path = results_path(results_dir, sub.name, suite.name)
     deps = ctx.submissions.dependencies(sub) if ctx.submissions is not None else {}
     fingerprints = scorer.fingerprints()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path.with_name(f".{path.name}.lock"))):
+    with _results_lock(path):
         for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
             stale.unlink(missing_ok=True)
         old: Results | None = None

@@ -17,13 +17,28 @@ from rich.progress import Progress as RichProgress
 
 err_console = Console(stderr=True)
 out_console = Console()
+PIPED_WIDTH = 10_000  # "no limit" for tables written to a pipe or file
+
+
+def print_table(table) -> None:
+    """A table on stdout: fitted to the terminal; piped or redirected (Rich would assume 80
+    columns and cut cells), at its full natural width so paths and names stay whole."""
+    if out_console.is_terminal:
+        out_console.print(table)
+    else:
+        Console(width=PIPED_WIDTH, no_color=out_console.no_color).print(table)
 
 
 def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
     level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(console=err_console, show_path=False, show_time=False)], force=True)
-    logging.getLogger("cbench").setLevel(logging.DEBUG if verbose else logging.INFO if not quiet else logging.ERROR)
-    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "datasets", "httpx", "urllib3"):
+    cbench_level = logging.DEBUG if verbose else logging.INFO if not quiet else logging.ERROR
+    handler = RichHandler(console=err_console, show_path=False, show_time=False)
+    # The handler filters too: libraries that set their own logger's level at import (bm25s sets
+    # DEBUG) bypass the root level, so without this `--quiet` would print their debug lines.
+    handler.setLevel(min(level, cbench_level))
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
+    logging.getLogger("cbench").setLevel(cbench_level)
+    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "datasets", "httpx", "urllib3", "bm25s"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
 
 

@@ -202,3 +202,29 @@ def test_run_context_reuses_one_cache_per_namespace(tmp_path):
     assert ctx.cache(SPEC) is not ctx.cache({**SPEC, "role": "query"})
     off = RunContext(cache_root=tmp_path, use_cache=False)
     assert off.cache(SPEC) is not off.cache(SPEC)  # --no-cache: nothing kept between calls
+
+
+@pytest.mark.parametrize("where", ["enospc", "file-in-the-way"])
+def test_unwritable_cache_warns_once_and_keeps_working_in_memory(tmp_path, monkeypatch, caplog, where):
+    from cbench_testutil import enospc_open
+
+    root = tmp_path / "cache"
+    if where == "enospc":
+        monkeypatch.setattr("harness.cache.open", enospc_open(after_bytes=64), raising=False)
+    else:
+        root.write_text("a file where the cache folder should be")
+    enc = Encoder()
+    cache = EmbeddingCache(root, SPEC)
+    other = EmbeddingCache(root, {**SPEC, "role": "query"})
+    with caplog.at_level(logging.WARNING, logger="cbench"):
+        out, n = cached_encode(cache, TEXTS, enc, block=4)  # 7 chunks, each write refused
+        out2, _ = cached_encode(other, TEXTS[:3], Encoder(), block=4)
+    assert n == len(TEXTS) and all(np.array_equal(o, fake_vec(t)[None, :]) for o, t in zip(out, TEXTS, strict=True))
+    warnings = [r.getMessage() for r in caplog.records if "cannot write" in r.getMessage()]
+    assert len(warnings) == 1 and str(root) in warnings[0]
+    assert ("No space left on device" if where == "enospc" else "Not a directory") in warnings[0]
+    assert not cache.enabled and len(cache) == len(TEXTS)  # served from memory for the rest of the run
+    again, n_again = cached_encode(cache, TEXTS, enc, block=4)
+    assert n_again == 0
+    if root.is_dir():
+        assert list(root.rglob("*.npz")) == [] and list(root.rglob(".tmp-*")) == []

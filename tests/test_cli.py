@@ -37,8 +37,9 @@ def test_run_resume_and_overwrite(tiny_beir, tmp_path):
     res = tmp_path / "results"
     r = invoke("run", "--model", "all-MiniLM-L6-v2", "--suite", str(tiny_beir), "--results-dir", str(res), "--quiet")
     assert r.exit_code == 0, r.output
-    assert "texts encoded this run: 9" in r.stderr  # 6 docs + 3 judged queries
+    assert r.stderr == "" and "cbench results" in r.stdout  # --quiet: errors and the table only
     out = json.loads((res / "all-MiniLM-L6-v2" / "tiny.json").read_text())
+    assert out["metadata"]["counters"]["tiny"]["texts_encoded"] == 9  # 6 docs + 3 judged queries
     assert out["complete"] and out["main_metric"] == "ndcg@10"
     assert set(out["datasets"]["tiny"]) >= {"ndcg@10", "mrr@10", "recall@100", "map@100"}
     meta = out["metadata"]
@@ -67,3 +68,14 @@ def test_bad_model_reference_is_one_line(tmp_path, tiny_beir):
     r = invoke("run", "--model", str(tmp_path / "nope"), "--suite", str(tiny_beir), "--results-dir", str(tmp_path / "r"))
     assert r.exit_code == 2 and "does not exist" in r.stderr and "Traceback" not in r.output
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
+
+
+def test_quiet_bm25_run_prints_only_the_table_with_whole_paths(tmp_path, tiny_beir):
+    """--quiet: no library debug lines (bm25s sets its logger to DEBUG), no counters. Piped (as
+    here), the table is not cut at 80 columns: the results path is printed whole."""
+    res = tmp_path / ("a-long-folder-name-" * 4) / "results"
+    r = invoke("run", "--model", "bm25", "--suite", str(tiny_beir), "--results-dir", str(res), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == ""
+    assert str(res / "bm25" / "tiny.json") in r.stdout and len(str(res / "bm25" / "tiny.json")) > 80
+    assert "DEBUG" not in r.stdout and "…" not in r.stdout

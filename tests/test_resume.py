@@ -138,7 +138,7 @@ def test_two_concurrent_runs_share_results_and_cache(tmp_path, env):
     make_beir(tmp_path / "beir" / "two", n_docs=16, n_queries=5, tag="Memo")  # texts differ from "one"
     suite = tmp_path / "pair.yaml"
     suite.write_text("name: pair\ntype: beir\ndatasets:\n  - {name: one, path: beir/one}\n  - {name: two, path: beir/two}\n")
-    cmd = [cbench_exe(), "run", "-m", MODEL, "-s", str(suite), "-q", "--results-dir"]
+    cmd = [cbench_exe(), "run", "-m", MODEL, "-s", str(suite), "--results-dir"]  # not -q: it hides the count
     # two runs on the same results file and cache, and a third on another results dir that
     # shares only the cache (so two processes write chunks into one cache namespace at once)
     dirs = [tmp_path / "r", tmp_path / "r", tmp_path / "r3"]

@@ -142,6 +142,7 @@ def assemble(
     sources: tuple[str, str, str],
     revision: str | None = None,
     drop_empty_docs: bool = False,
+    blank_queries_ok: bool = False,
     strict_qrels: bool = True,
 ) -> RetrievalData:
     """Check ids and cross-references and build RetrievalData.
@@ -149,7 +150,8 @@ def assemble(
     ``docs`` = (id, title, text); ``sources`` names the corpus, queries and qrels files for
     errors. Duplicate ids and qrels naming unknown documents are errors; queries without qrels
     are dropped (BEIR convention) with a warning; qrels naming unknown queries are ignored with
-    a warning.
+    a warning. ``drop_empty_docs`` drops documents whose text is the empty string and
+    ``blank_queries_ok`` keeps whitespace-only queries (NanoBEIREvaluator's conventions).
     """
     corpus_src, queries_src, qrels_src = sources
     corpus: dict[str, str] = {}
@@ -158,14 +160,14 @@ def assemble(
             raise CBenchError(f"duplicate document id '{doc_id}'", source=corpus_src, field="_id")
         corpus[doc_id] = document_text(title, text)
     if drop_empty_docs:
-        corpus = {k: v for k, v in corpus.items() if v.strip()}
+        corpus = {k: v for k, v in corpus.items() if len(v) > 0}
     if not corpus:
         raise CBenchError("corpus is empty", source=corpus_src)
     qtexts: dict[str, str] = {}
     for qid, text in queries:
         if qid in qtexts:
             raise CBenchError(f"duplicate query id '{qid}'", source=queries_src, field="_id")
-        if not text.strip():
+        if not (text if blank_queries_ok else text.strip()):
             raise CBenchError(f"query '{qid}' has empty text", source=queries_src, field="text")
         qtexts[qid] = text
     judged: dict[str, dict[str, int]] = {}

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from harness.data.nanobeir import NANOBEIR_DATASETS, load_nanobeir
+from harness.data.nanobeir import COMMIT, NANOBEIR_DATASETS, load_nanobeir
 from harness.data.retrieval import RetrievalData, load_beir_folder
 from harness.errors import CBenchError, DataUnavailable
 from harness.metrics import retrieval as metrics
@@ -106,8 +106,26 @@ class BeirSuite(RetrievalSuite):
 class NanoBEIRSuiteConfig(SuiteConfig):
     type: Literal["nanobeir"]
     hub_prefix: str = Field(default="zeta-alpha-ai/Nano", description="repo id = prefix + dataset name")
-    revision: str = "main"
+    revisions: dict[str, str] = Field(description="dataset -> the hub commit (40 hex digits) its repo is pinned to")
     datasets: list[str] = Field(default_factory=lambda: list(NANOBEIR_DATASETS), min_length=1)
+
+    @field_validator("datasets", "revisions")
+    @classmethod
+    def _known_datasets(cls, v):  # checked before the pins, so an unknown name is named as such
+        unknown = [d for d in v if d not in NANOBEIR_DATASETS]
+        if unknown:
+            raise ValueError(f"unknown NanoBEIR dataset(s) {unknown}; known: {', '.join(NANOBEIR_DATASETS)}")
+        return v
+
+    @model_validator(mode="after")
+    def _every_dataset_pinned(self) -> NanoBEIRSuiteConfig:
+        missing = [d for d in self.datasets if d not in self.revisions]
+        if missing:
+            raise ValueError(f"no revision for {', '.join(missing)}; pin every dataset to a hub commit")
+        bad = [f"{d}: {r!r}" for d, r in self.revisions.items() if not COMMIT.match(r)]
+        if bad:
+            raise ValueError(f"revisions must be 40-hex hub commits, not branches or tags ({'; '.join(bad)})")
+        return self
 
 
 class NanoBEIRSuite(RetrievalSuite):
@@ -116,7 +134,7 @@ class NanoBEIRSuite(RetrievalSuite):
 
     def __init__(self, config, path, data_dir):
         super().__init__(config, path, data_dir)
-        unknown = [d for d in config.datasets if d not in NANOBEIR_DATASETS]
+        unknown = [d for d in [*config.datasets, *config.revisions] if d not in NANOBEIR_DATASETS]
         if unknown:
             raise CBenchError(f"unknown NanoBEIR dataset(s) {unknown}; known: {', '.join(NANOBEIR_DATASETS)}", source=path, field="datasets")
 
@@ -124,4 +142,4 @@ class NanoBEIRSuite(RetrievalSuite):
         return list(self.config.datasets)
 
     def load(self, name: str) -> RetrievalData:
-        return load_nanobeir(name, data_dir=self.data_dir, prefix=self.config.hub_prefix, revision=self.config.revision)
+        return load_nanobeir(name, data_dir=self.data_dir, prefix=self.config.hub_prefix, revision=self.config.revisions[name])

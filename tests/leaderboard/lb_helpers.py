@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from harness.results import Metadata, Results, results_path, write_results
@@ -39,7 +40,7 @@ def metadata(submission: str, datasets: list[str], *, submission_hash: str = "0"
         scorer={"model": f"org/{submission}", "model_revision": "abc123", "similarity": "cosine", "max_seq_length": 256, "top_k": 100},
         suite_hash="1" * 16,
         suite_file=None,
-        dataset_revisions={d: f"rev-{d}" for d in datasets},
+        dataset_revisions={d: hashlib.sha1(d.encode()).hexdigest() for d in datasets},  # a commit-shaped revision
         dataset_sources={d: "test" for d in datasets},
         device="cpu",
         torch_threads=1,

@@ -27,7 +27,7 @@ def test_maxsim_reranks_the_first_stage_and_records_provenance(tiny_beir, tmp_pa
     change = details["change_vs_first_stage"]["ndcg@10"]
     assert change == pytest.approx(out["datasets"]["tiny"]["ndcg@10"] - details["first_stage"]["ndcg@10"])
     # a second verifier over the same encoder encodes nothing: pooled and token embeddings are cached
-    r = run("run", "--model", "minilm-align", "--suite", str(tiny_beir), "--results-dir", str(res), "-q")
+    r = run("run", "--model", "minilm-align", "--suite", str(tiny_beir), "--results-dir", str(res))  # not -q: it hides the count
     assert r.exit_code == 0 and "texts encoded this run: 0" in r.stderr
 
 

@@ -1,0 +1,85 @@
+"""Audit of the committed nearmiss-v2 file (suites/nearmiss/nearmiss-v2.jsonl): schema, the five
+fields' edit rules, breadth, split disjointness, independence from the hand-written set, and
+byte-identical regeneration from the frames."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import pytest
+
+from harness.data.nearmiss import NearMissItem, read_records
+from suites.nearmiss import generate_v2 as gen
+from suites.nearmiss.frames import CATEGORIES, FrameError, load_frames
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "suites" / "nearmiss" / "nearmiss-v2.jsonl"
+HAND = ROOT / "suites" / "nearmiss-hand" / "nearmiss-hand.jsonl"
+FIELDS = ("anchor", "pos_close", "pos_far", "neg_close", "neg_far")
+
+
+@pytest.fixture(scope="module")
+def items() -> list[NearMissItem]:
+    return read_records(DATA, "items-jsonl")  # type: ignore[return-value]
+
+
+def test_counts_frames_domains_and_styles(items):
+    by = defaultdict(list)
+    for r in items:
+        by[(r.split, r.category)].append(r)
+    for cat in CATEGORIES:
+        test, train = by[("test", cat)], by[("train", cat)]
+        assert len(test) >= 500 and len(train) >= 1000, cat
+        for split, rows in (("test", test), ("train", train)):
+            assert len({r.frame for r in rows}) >= 30, (cat, split)
+        assert len({r.domain for r in test}) >= 6, cat
+    test = [r for r in items if r.split == "test"]
+    asking = sum(r.style in ("question", "request") for r in test) / len(test)
+    assert asking >= 0.30
+
+
+def test_every_item_passes_the_five_field_audit(items):
+    rows = [r.model_dump() for r in items]
+    problems = gen.audit(rows)
+    assert not problems, f"{len(problems)} problems, e.g. {problems[:5]}"
+
+
+def test_splits_share_no_frame_and_no_text(items):
+    frames = {s: {r.frame for r in items if r.split == s} for s in ("test", "train")}
+    assert not frames["test"] & frames["train"]
+    texts = {s: {getattr(r, f) for r in items if r.split == s for f in FIELDS} for s in ("test", "train")}
+    assert not texts["test"] & texts["train"]
+    anchors = [r.anchor for r in items]
+    assert len(anchors) == len(set(anchors))
+
+
+@pytest.mark.skipif(not HAND.is_file(), reason="hand-written set absent")
+def test_no_train_anchor_is_a_near_copy_of_a_hand_written_anchor(items):
+    hand = [r.anchor.lower() for r in read_records(HAND, "items-jsonl")]  # type: ignore[union-attr]
+    train = [r.anchor.lower() for r in items if r.split == "train"]
+    close = []
+    for h in hand:
+        sm = SequenceMatcher(None, h, autojunk=False)
+        for t in train:
+            sm.set_seq1(t)
+            if sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75:
+                close.append((h, t))
+    assert not close, close[:3]
+
+
+def test_frame_files_reject_bad_records_with_file_and_field(tmp_path):
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "pools.yaml").write_text("pools: {}\n")
+    (tmp_path / "frames" / "negation.yaml").write_text(
+        "category: negation\nframes:\n  - id: bad-frame\n    split: test\n    domain: x_y\n    style: statement\n"
+        "    sides:\n      - {text: 'It is safe.', far: 'Safe, it is.'}\n      - {text: 'It is [not|never] safe.', far: 'Not safe, it is.'}\n"
+    )
+    with pytest.raises(FrameError, match=r"negation.yaml: frames\.0.*alternation"):
+        load_frames(tmp_path / "frames", tmp_path / "pools.yaml")
+
+
+@pytest.mark.slow
+def test_regeneration_is_byte_identical():
+    assert gen.dumps(gen.generate(13)) == DATA.read_text(encoding="utf-8")
