@@ -192,6 +192,23 @@ def _check_or_write_run(out: Path, run: dict, resuming: bool) -> None:
     atomic_write_text(path, json.dumps(run, indent=2) + "\n")
 
 
+def last_complete_checkpoint(ckpt_dir: Path) -> str | None:
+    """The newest checkpoint-N folder whose trainer_state.json (the Trainer writes it after the
+    weights, optimizer, scheduler and RNG states) is readable. Newer, incomplete folders (a kill
+    during saving) are deleted so the resumed run can write them again."""
+    if not ckpt_dir.is_dir():
+        return None
+    found = sorted((int(p.name.split("-")[1]), p) for p in ckpt_dir.glob("checkpoint-*") if p.is_dir() and p.name.split("-")[1].isdigit())
+    for _step, p in reversed(found):
+        try:
+            json.loads((p / "trainer_state.json").read_text())
+            return str(p)
+        except (OSError, ValueError):
+            log.warning("checkpoint %s is incomplete (killed while saving?); removing it", p)
+            shutil.rmtree(p, ignore_errors=True)
+    return None
+
+
 def finetune(
     base: BaseModel,
     data: list[TrainFile],
@@ -211,7 +228,6 @@ def finetune(
     import transformers
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
     from sentence_transformers.losses import MultipleNegativesRankingLoss
-    from transformers.trainer_utils import get_last_checkpoint
 
     out = Path(out)
     sub_path = out / f"{name}.yaml"
@@ -223,7 +239,7 @@ def finetune(
         raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
     out.mkdir(parents=True, exist_ok=True)
     ckpt_dir = out / "checkpoints"
-    last = get_last_checkpoint(str(ckpt_dir)) if ckpt_dir.is_dir() else None
+    last = last_complete_checkpoint(ckpt_dir)
     run = {"base": base.provenance(), "settings": settings.identity(), "data": [d.provenance() for d in data], "name": name}
     _check_or_write_run(out, run, resuming=last is not None)
 

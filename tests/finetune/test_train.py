@@ -73,10 +73,20 @@ def test_resume_after_kill(tiny_st, tmp_path):
     # another seed in the same folder is a different run: refused, not mixed
     with pytest.raises(Exception, match="other settings"):
         finetune(resolve_base(str(tiny_st)), [train], out, Settings(steps=5, batch_size=4, max_seq_length=32, save_every=2, seed=8), name="ft-kill", quiet=True)
+    partial = out / "checkpoints" / "checkpoint-4"  # as if killed while writing the next checkpoint
+    partial.mkdir()
+    (partial / "model.safetensors").write_bytes(b"\0" * 10)
     prov = finetune(resolve_base(str(tiny_st)), [train], out, settings, name="ft-kill", quiet=True)
     assert prov["resumed_from_step"] == 2 and prov["final_step"] == 5 and prov["steps_timed"] == 3
     loss_steps = [s for s, _ in json.loads((out / "curves.json").read_text())["train_loss"]]
     assert loss_steps == sorted(loss_steps) and loss_steps[-1] == 5
+    # it continued where it stopped: the same weights as a run that was never killed
+    from sentence_transformers import SentenceTransformer
+
+    finetune(resolve_base(str(tiny_st)), [train], tmp_path / "straight", settings, name="ft-kill", quiet=True)
+    resumed = SentenceTransformer(str(out / "model"), device="cpu").state_dict()
+    straight = SentenceTransformer(str(tmp_path / "straight" / "model"), device="cpu").state_dict()
+    assert max(float((resumed[k] - straight[k]).abs().max()) for k in straight) == 0.0
 
 
 def test_paper_ab_recipe(tiny_st, nearmiss_suite, tmp_path):
