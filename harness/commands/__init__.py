@@ -11,6 +11,7 @@ COMMAND_MODULES = [
     "leaderboard",
     "verifier",
     "distill",
+    "finetune",
 ]
 
 

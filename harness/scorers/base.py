@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from harness.cache import cached_encode
 from harness.errors import CBenchError
@@ -23,7 +23,7 @@ log = logging.getLogger("cbench")
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 # Fields that describe a submission but do not change its scores (left out of its hash).
-DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters"})
+DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance"})
 
 
 def config_hash(config: BaseModel) -> str:
@@ -44,6 +44,15 @@ class SubmissionBase(BaseModel):
     url: str | None = None
     license: str | None = None
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
+    provenance: dict[str, Any] | None = Field(default=None, description="how the model was made (written by cbench finetune); descriptive only")
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_provenance(self, handler):
+        """Dumps (results' submission_config) of submissions without provenance stay as they were."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("provenance") is None:
+            data.pop("provenance", None)
+        return data
 
 
 class ModelFields(SubmissionBase):

@@ -1,0 +1,130 @@
+"""`cbench finetune`: fine-tune a sentence-transformers encoder (MNRL), or run the paper's A/B recipe."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.errors import CBenchError
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("finetune")
+    def finetune_cmd(
+        base: Annotated[str, typer.Option("--base", help="Encoder submission name, submission YAML, or model folder / hub id.")],
+        out: Annotated[Path, typer.Option("--out", help="Output folder: model/, <name>.yaml, checkpoints/, curves.json/png.")],
+        train: Annotated[Path | None, typer.Option("--train", help="Triplet/pair file: CSV/TSV/JSONL/JSON (anchor, positive[, negative]; NQ-style JSON lists), optionally .gz.")] = None,
+        structural: Annotated[list[Path] | None, typer.Option("--structural", help="Near-miss records (items/triplets JSONL, pairs CSV) added as identity triplets (anchor, anchor, negative). Repeatable.")] = None,
+        recipe: Annotated[str | None, typer.Option("--recipe", help="paper-ab: Model A (meaning pairs) vs Model B (+ identity triplets), same steps, every seed.")] = None,
+        seeds: Annotated[str | None, typer.Option("--seeds", help="With --recipe: comma-separated seeds, e.g. 13,14,15.")] = None,
+        data_suite: Annotated[str, typer.Option("--data-suite", help="With --recipe: near-miss suite whose TRAIN split gives the pairs and structural negatives.")] = "nearmiss",
+        steps: Annotated[int, typer.Option("--steps", min=1, help="Optimizer steps (same for A and B).")] = 3375,
+        batch_size: Annotated[int, typer.Option("--batch-size", min=2)] = 128,
+        lr: Annotated[float, typer.Option("--lr")] = 1e-4,
+        weight_decay: Annotated[float, typer.Option("--weight-decay")] = 0.001,
+        warmup_ratio: Annotated[float, typer.Option("--warmup-ratio", min=0.0, max=1.0)] = 0.1,
+        scale: Annotated[float, typer.Option("--scale", help="MNRL scale (1 / temperature).")] = 10.0,
+        max_seq_length: Annotated[int, typer.Option("--max-seq-length", min=8)] = 128,
+        seed: Annotated[int, typer.Option("--seed")] = 13,
+        eval_suite: Annotated[str | None, typer.Option("--eval-suite", help="Near-miss suite evaluated every --eval-every steps (NearMissEvaluator).")] = None,
+        eval_retrieval: Annotated[str | None, typer.Option("--eval-retrieval", help="Retrieval suite (local data, e.g. nanobeir or a BEIR folder) evaluated every --eval-every steps.")] = None,
+        eval_every: Annotated[int, typer.Option("--eval-every", min=1, help="Evaluate (and log) every N steps.")] = 250,
+        save_every: Annotated[int, typer.Option("--save-every", min=1, help="Checkpoint every N steps (resume point after a kill).")] = 250,
+        name: Annotated[str | None, typer.Option("--name", help="Submission name (default ft-<base>-s<seed>; with --recipe a prefix).")] = None,
+        device: Annotated[str, typer.Option("--device")] = "cpu",
+        fp16: Annotated[bool | None, typer.Option("--fp16/--no-fp16", help="Mixed precision (default: on for CUDA, as the reference).")] = None,
+        keep_checkpoints: Annotated[bool, typer.Option("--keep-checkpoints", help="Keep OUT/checkpoints after a run completes (default: deleted; model/ holds the weights).")] = False,
+        threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads (on a busy shared CPU, 1 can be much faster).")] = None,
+        overwrite: Annotated[bool, typer.Option("--overwrite", help="Delete a previous run in --out and train again.")] = False,
+        trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code")] = False,
+        submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir")] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    ) -> None:
+        """Fine-tune an encoder with SentenceTransformerTrainer + MultipleNegativesRankingLoss.
+
+        Writes OUT/model (last-step weights) and OUT/<name>.yaml (kind: encoder, with provenance);
+        rerun the same command after a kill to resume from OUT/checkpoints."""
+        from harness.cli import fail
+        from harness.ui import err_console, setup_logging
+
+        setup_logging(quiet)
+        if quiet:
+            import os
+
+            os.environ["TQDM_DISABLE"] = "1"  # sentence-transformers' model-card and encode bars
+        try:
+            if recipe not in (None, "paper-ab"):
+                raise CBenchError(f"unknown recipe '{recipe}'; known: paper-ab", source="--recipe")
+            if seeds is not None and recipe is None:
+                raise CBenchError("--seeds needs --recipe (use --seed for one run)", source="--seeds")
+            if recipe and structural:
+                raise CBenchError("paper-ab takes its structural negatives from --data-suite's train split", source="--structural")
+            if recipe is None and train is None and not structural:
+                raise CBenchError("nothing to train on: give --train and/or --structural (or --recipe paper-ab)", source="--train")
+            seed_list = _seeds(seeds) if seeds else [seed]
+            if name is not None and not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$", name):
+                raise CBenchError("use letters, digits, '.', '_' and '-' (at most 80)", source="--name")
+
+            from harness.finetune.data import read_structural_file, read_train_file
+            from harness.finetune.train import Settings, resolve_base
+
+            train_data = read_train_file(train) if train is not None else None
+            structural_data = [read_structural_file(p) for p in structural or []]
+            settings = Settings(
+                steps=steps, batch_size=batch_size, lr=lr, weight_decay=weight_decay, warmup_ratio=warmup_ratio, scale=scale,
+                max_seq_length=max_seq_length, seed=seed, save_every=save_every, eval_every=eval_every, fp16=fp16, device=device,
+            )
+
+            def make_evaluator():
+                if not eval_suite and not eval_retrieval:
+                    return None
+                from sentence_transformers.evaluation import SequentialEvaluator
+
+                from harness.finetune.evaluator import NearMissEvaluator, retrieval_evaluators
+
+                evs = [NearMissEvaluator.from_suite(eval_suite)] if eval_suite else []
+                evs += retrieval_evaluators(eval_retrieval) if eval_retrieval else []
+                return evs[0] if len(evs) == 1 else SequentialEvaluator(evs)
+
+            if threads:
+                import torch
+
+                torch.set_num_threads(threads)
+            base_model = resolve_base(base, device, submissions_dir, trust_remote_code)
+            if recipe == "paper-ab":
+                from harness.finetune.recipe import run_paper_ab
+
+                def done(key, sub, prov):
+                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True)
+
+                summary = run_paper_ab(
+                    base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
+                    make_evaluator=make_evaluator, prefix=name, overwrite=overwrite, quiet=quiet, on_done=done, keep_checkpoints=keep_checkpoints,
+                )
+                err_console.print(f"paper-ab: {len(summary['runs'])} runs; summary {out / 'paper-ab.json'}", highlight=False)
+                return
+            from harness.finetune.train import finetune
+
+            run_name = name or f"ft-{base_model.submission}-s{seed}"
+            data = [*([train_data] if train_data else []), *structural_data]
+            prov = finetune(base_model, data, out, settings, name=run_name, evaluator=make_evaluator(), overwrite=overwrite, quiet=quiet, keep_checkpoints=keep_checkpoints)
+        except CBenchError as e:
+            fail(e)
+        err_console.print(
+            f"trained {prov['final_step']} steps ({prov['seconds_per_step']} s/step); wrote {out / 'model'} and {out / (run_name + '.yaml')}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _seeds(text: str) -> list[int]:
+    try:
+        out = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise CBenchError(f"'{text}' is not a comma-separated list of integers", source="--seeds") from None
+    if not out or len(set(out)) != len(out):
+        raise CBenchError("give distinct seeds, e.g. 13,14,15", source="--seeds")
+    return out

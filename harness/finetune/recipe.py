@@ -1,0 +1,98 @@
+"""`--recipe paper-ab`: the reference experiment's Model A vs Model B (docs §2.2), on cbench data.
+
+- Model A: meaning-preserving pairs only, from the near-miss suite's TRAIN split: (anchor,
+  pos_close) and (anchor, pos_far) for five-text items ((anchor, positive) for triplets), with
+  in-batch negatives. ``--train FILE`` replaces them (e.g. the reference's NQ triplets).
+- Model B: the same data plus structural negatives as identity triplets (anchor, anchor,
+  neg_close) and (anchor, anchor, neg_far) from the same TRAIN split.
+Both arms: identical settings and step counts, for every seed; last-step weights. The test split
+and evaluation-only suites are never read for training (see harness.finetune.data).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from harness.finetune.data import TrainFile, identity_rows, meaning_pairs, suite_train_records
+from harness.finetune.train import BaseModel, Settings, finetune
+
+ARMS = {"a": "model-a-baseline", "b": "model-b-structured"}
+
+
+def _derived(files: list[TrainFile], rows: list, note: str) -> TrainFile:
+    digest = files[0].sha256 if len(files) == 1 else hashlib.sha256("".join(f.sha256 for f in files).encode()).hexdigest()
+    return TrainFile(", ".join(f.path for f in files), digest, rows, "suite-train", note=note)
+
+
+def paper_ab_data(data_suite: str, train_file: TrainFile | None) -> tuple[list[TrainFile], list[TrainFile]]:
+    """(Model A's data, Model B's data)."""
+    records, files = suite_train_records(data_suite)
+    structural = _derived(files, identity_rows(records), f"suite {data_suite} train split: identity triplets (anchor, anchor, near-miss)")
+    if train_file is not None:
+        a = [train_file]
+    else:
+        from harness.data.nearmiss import NearMissItem
+
+        what = "pairs (anchor, pos_close), (anchor, pos_far)" if all(isinstance(r, NearMissItem) for r in records) else "pairs (anchor, pos_close|pos_far|positive)"
+        a = [_derived(files, meaning_pairs(records), f"suite {data_suite} train split: {what}")]
+    return a, [*a, structural]
+
+
+def run_paper_ab(
+    base: BaseModel,
+    out: Path,
+    settings: Settings,
+    seeds: list[int],
+    *,
+    data_suite: str = "nearmiss",
+    train_file: TrainFile | None = None,
+    make_evaluator: Any = None,
+    prefix: str | None = None,
+    overwrite: bool = False,
+    quiet: bool = False,
+    on_done: Any = None,
+    keep_checkpoints: bool = False,
+) -> dict:
+    """Train A and B for every seed into ``out/model-a-baseline/seed_S`` and
+    ``out/model-b-structured/seed_S``; finished runs are kept (resumable as a whole)."""
+    from harness.atomic import atomic_write_text
+
+    data_a, data_b = paper_ab_data(data_suite, train_file)
+    prefix = prefix or f"ft-{base.submission}"
+    summary: dict = {"recipe": "paper-ab", "base": base.provenance(), "seeds": seeds, "steps": settings.steps, "data_suite": data_suite, "runs": {}}
+    for seed in seeds:
+        for arm, data in (("a", data_a), ("b", data_b)):
+            run_dir = out / ARMS[arm] / f"seed_{seed}"
+            name = f"{prefix}-{arm}-s{seed}"
+            sub = run_dir / f"{name}.yaml"
+            key = f"{ARMS[arm]}/seed_{seed}"
+            if sub.exists() and not overwrite:
+                import yaml
+
+                summary["runs"][key] = {"submission": str(sub), "status": "done before", **(yaml.safe_load(sub.read_text()).get("provenance") or {})}
+                continue
+            t0 = time.perf_counter()
+            prov = finetune(
+                base,
+                data,
+                run_dir,
+                replace(settings, seed=seed),
+                name=name,
+                evaluator=make_evaluator() if make_evaluator else None,
+                overwrite=overwrite,
+                quiet=quiet,
+                extra_provenance={"recipe": "paper-ab", "arm": ARMS[arm]},
+                keep_checkpoints=keep_checkpoints,
+            )
+            summary["runs"][key] = {"submission": str(sub), "status": "trained", "wall_seconds": round(time.perf_counter() - t0, 1), **prov}
+            if on_done:
+                on_done(key, sub, prov)
+            base.scorer._model = None  # the next run starts again from the base weights  # noqa: SLF001
+            atomic_write_text(out / "paper-ab.json", json.dumps(summary, indent=2) + "\n")
+    atomic_write_text(out / "paper-ab.json", json.dumps(summary, indent=2) + "\n")
+    return summary
