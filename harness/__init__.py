@@ -9,4 +9,8 @@ def __getattr__(name: str):
         from harness.finetune.evaluator import NearMissEvaluator
 
         return NearMissEvaluator
+    if name in {"results_frame", "leaderboard_frame"}:
+        from harness import frames
+
+        return getattr(frames, name)
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

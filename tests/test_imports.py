@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"run_context", "results", "metrics", "data", "verifiers"},
     {"scorers", "surface"},
     {"submissions", "suites"},
-    {"runner", "leaderboard", "export_mteb"},
+    {"runner", "leaderboard", "export_mteb", "finetune", "frames"},
     {"commands"},
     {"cli"},
 ]
@@ -77,6 +77,8 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 
 def layer(mod: str) -> int:
+    if mod == "harness":  # the package's lazy public names (harness.NearMissEvaluator, ...) sit on top
+        return len(LAYERS)
     top = mod.split(".")[1] if "." in mod else mod
     for i, names in enumerate(LAYERS):
         if top in names:

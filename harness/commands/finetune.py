@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
 
         Writes OUT/model (last-step weights) and OUT/<name>.yaml (kind: encoder, with provenance);
         rerun the same command after a kill to resume from OUT/checkpoints."""
-        from harness.cli import fail
+        from harness.ui import fail
         from harness.ui import err_console, setup_logging
 
         setup_logging(quiet)

@@ -16,6 +16,7 @@ from harness.errors import CBenchError
 from harness.leaderboard.pareto import RANKING_RULE, rank
 from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
 from harness.results import Results, read_results, results_files
+from harness.scorers.registry import SCORERS
 from harness.suites.base import SuiteFacts
 from harness.suites.registry import shipped_suites, suite_facts
 
@@ -30,6 +31,12 @@ class Cell:
 
     value: float | None
     note: str | None = None
+
+
+def is_control(kind: str) -> bool:
+    """Whether a scorer kind is a control (its class says so: ``Scorer.is_control``)."""
+    cls = SCORERS.get(kind)
+    return bool(cls is not None and cls.is_control)
 
 
 def label_of(labels: dict[str, str], suite: str | None) -> str:
@@ -92,6 +99,20 @@ class Leaderboard:
     rule: str = RANKING_RULE
     labels: dict[str, str] = field(default_factory=dict)  # suite -> label shown in headers
     extra_suites: dict[str, str] = field(default_factory=dict)  # suite -> metric, for role "extra"
+    # Rows of control kinds (surface-only and candidate-only scorers): not ranked, listed apart,
+    # highest composition score first; their composition scores span the chance band.
+    controls: list[Row] = field(default_factory=list)
+
+    @property
+    def chance_band(self) -> tuple[float, float] | None:
+        """(lowest, highest) composition main score of the controls, None without controls."""
+        values = [r.composition.value for r in self.controls if r.composition.value is not None]
+        return (min(values), max(values)) if values else None
+
+    def band_of(self, cell_of) -> tuple[float, float] | None:
+        """(lowest, highest) of ``cell_of(row)`` over the controls, for any column."""
+        values = [v for v in (cell_of(r).value for r in self.controls) if v is not None]
+        return (min(values), max(values)) if values else None
 
     def label(self, suite: str | None) -> str:
         return label_of(self.labels, suite)
@@ -282,7 +303,9 @@ def build(
             stale = sorted(r.suite for r in own if r.metadata.submission_hash != sub.hash)
             if stale:
                 notes.append(f"results for {', '.join(stale)} were made with a different version of the submission YAML (hash differs); rerun with --overwrite")
-        suites = [s for s in (ret_suite, composition, second) if s]
+        kind = sub.kind if sub is not None else str(config.get("kind", "unknown"))
+        # controls have no retrieval; the command reruns what they were run on
+        suites = [s for s in (composition, second, *extras) if s and name in by_suite.get(s, {})] if is_control(kind) else [s for s in (ret_suite, composition, second) if s]
         cmd = ["cbench", "run", "--model", name]
         for s in suites:
             cmd += ["--suite", s]
@@ -293,7 +316,7 @@ def build(
         rows.append(
             Row(
                 submission=name,
-                kind=sub.kind if sub is not None else str(config.get("kind", "unknown")),
+                kind=kind,
                 parameters=sub.config.parameters if sub is not None else config.get("parameters"),
                 description=sub.config.description if sub is not None else str(config.get("description", "")),
                 registered=sub is not None,
@@ -309,6 +332,8 @@ def build(
             )
         )
 
+    controls = sorted((r for r in rows if is_control(r.kind)), key=lambda r: (-(r.composition.value if r.composition.value is not None else -1.0), r.submission))
+    rows = [r for r in rows if not is_control(r.kind)]
     order = rank({row.submission: row.point for row in rows})
     by_name = {row.submission: row for row in rows}
     ranked: list[Row] = []
@@ -331,4 +356,5 @@ def build(
         warnings=warnings,
         labels=labels,
         extra_suites=extras,
+        controls=controls,
     )

@@ -53,6 +53,11 @@ def tradeoff_svg(lb: Leaderboard) -> str:
         front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
         if front:
             ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color="#444444", linewidth=1.2, linestyle="--", zorder=2)
+        band = lb.chance_band
+        if band is not None:  # the controls' composition scores: chance, drawn as a grey band
+            lo, hi = band
+            pad = 0.002 if hi - lo < 0.004 else 0.0
+            ax.axhspan(lo - pad, hi + pad, color="#9e9e9e", alpha=0.22, zorder=1, linewidth=0, label=f"controls {lo:.2f}–{hi:.2f} (chance)")
         _labels(ax, rows)
         if not rows:
             ax.text(0.5, 0.5, "no submission has both scores yet", transform=ax.transAxes, ha="center", va="center", color="#666666")
@@ -60,6 +65,9 @@ def tradeoff_svg(lb: Leaderboard) -> str:
             ax.set_ylim(0, 1)
         else:
             ax.margins(x=0.18, y=0.15)
+            if band is not None:  # keep the band in view
+                y0, y1 = ax.get_ylim()
+                ax.set_ylim(min(y0, band[0] - 0.02), max(y1, band[1] + 0.02))
         ax.set_xlabel(axis_title("Retrieval", lb.label(lb.retrieval_suite), lb.retrieval_suite, lb.retrieval_metric) + "  (higher is better)")
         ax.set_ylabel(axis_title("Composition", lb.label(lb.composition_suite), lb.composition_suite, lb.composition_metric) + "  (higher is better)")
         ax.grid(True, color="#e5e5e5", linewidth=0.6, zorder=0)

@@ -120,6 +120,39 @@ def main_cells(row: Row) -> list[Out]:
     return cells
 
 
+# Controls are not ranked and have no retrieval: their table keeps the near-miss columns only.
+def _control_keep(lb: Leaderboard) -> list[int]:
+    skip = {"rank", "parameters", "pareto", "layer", main_columns(lb)[4].key}
+    return [i for i, c in enumerate(main_columns(lb)) if c.key not in skip]
+
+
+def control_columns(lb: Leaderboard) -> list[Column]:
+    cols = main_columns(lb)
+    return [cols[i] for i in _control_keep(lb)]
+
+
+def control_cells_of(lb: Leaderboard):
+    keep = _control_keep(lb)
+
+    def cells(row: Row) -> list[Out]:
+        all_cells = main_cells(row)
+        return [all_cells[i] for i in keep]
+
+    return cells
+
+
+def band_line(lb: Leaderboard) -> str | None:
+    band = lb.chance_band
+    if band is None:
+        return None
+    n = len(lb.controls)
+    return (
+        f"Chance band: the {n} controls (scorers that see only surface form, or only the candidate; table below) "
+        f"score {band[0]:.4f}–{band[1]:.4f} on {lb.label(lb.composition_suite)}. "
+        "A composition score inside this band is no better than not reading for meaning."
+    )
+
+
 def detail_columns(lb: Leaderboard) -> list[Column]:
     cols = [
         Column("rank", "rank", True),
@@ -170,7 +203,8 @@ def axes_line(lb: Leaderboard) -> str:
 
 
 def header_lines(lb: Leaderboard) -> list[str]:
-    return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule]
+    band = band_line(lb)
+    return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule, *([band] if band else [])]
 
 
 def render_markdown(lb: Leaderboard) -> str:
@@ -183,6 +217,10 @@ def render_markdown(lb: Leaderboard) -> str:
         out += ["No results yet.", ""]
     else:
         out += _md_table(main_columns(lb), [main_cells(r) for r in lb.rows], notes) + [""]
+    if lb.controls:
+        out += ["## Controls (not ranked; they span the chance band)", ""]
+        out += _md_table(control_columns(lb), [control_cells_of(lb)(r) for r in lb.controls], notes) + [""]
+    if lb.rows:
         out += ["## Retrieval per dataset", ""]
         if lb.retrieval_datasets:
             out += _md_table(detail_columns(lb), [detail_cells(r) for r in lb.rows], notes) + [""]
@@ -209,11 +247,14 @@ def render_csv(lb: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     axes = " ".join([axes_line(lb), *lb.axis_notes])
-    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes"])
-    for row in lb.rows:
-        main, detail = main_cells(row), detail_cells(row)[4:]
-        notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
-        w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes])
+    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group"])
+    for group, rows in (("ranked", lb.rows), ("control", lb.controls)):
+        for row in rows:
+            main, detail = main_cells(row), detail_cells(row)[4:]
+            if group == "control":  # not ranked
+                main = [Out("", "") if c.key in {"rank", "pareto", "layer"} else o for o, c in zip(main, cols, strict=True)]
+            notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
+            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group])
     return buf.getvalue()
 
 
@@ -247,10 +288,15 @@ def render_html(lb: Leaderboard, svg: str) -> str:
     main_cols, detail_cols = main_columns(lb), detail_columns(lb)
     main_rows = _html_rows(main_cols, lb.rows, main_cells, notes)
     detail_rows = _html_rows(detail_cols, lb.rows, detail_cells, notes) if lb.retrieval_datasets else []
-    kinds = sorted({r.kind for r in lb.rows})
+    control_cols = control_columns(lb)
+    control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes)
+    kinds = sorted({r.kind for r in [*lb.rows, *lb.controls]})
     return env.get_template("index.html.j2").render(
         lb=lb,
         axes=axes_line(lb),
+        band=band_line(lb),
+        control_cols=control_cols,
+        control_rows=control_rows,
         main_cols=main_cols,
         main_rows=main_rows,
         detail_cols=detail_cols,

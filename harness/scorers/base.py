@@ -76,6 +76,9 @@ class Scorer(ABC):
     colour: ClassVar[str] = "#7f7f7f"
     mteb_model_type: ClassVar[str] = "dense"
     mteb_frameworks: ClassVar[tuple[str, ...]] = ()
+    # Controls (scorers that cannot read for meaning) are not ranked: the leaderboard lists them in
+    # their own table and draws their composition scores as the chance band.
+    is_control: ClassVar[bool] = False
     # Rerankers keep their first stage's ranking of the last retrieve() here, so the suite can
     # report the change a reranker makes (before/after, as in the reference experiment).
     first_stage_run: dict[str, dict[str, float]] | None = None

@@ -58,6 +58,9 @@ class ControlConfig(SubmissionBase):
 class ControlScorer(Scorer):
     kind = "control"
     Config = ControlConfig
+    colour = "#9e9e9e"
+    is_control = True
+    mteb_model_type = "dense"
 
     def __init__(self, config: ControlConfig, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         super().__init__(config, ctx, base_dir, path=path)

@@ -123,3 +123,29 @@ def test_empty_results(env, tmp_path):
     assert "No results yet." in paths[0].read_text()
     assert "<svg" in paths[2].read_text()
     assert "Generated from 0 results files" in paths[2].read_text()
+
+
+def test_controls_are_listed_apart_and_drawn_as_the_chance_band(env, tmp_path):
+    subs, results = env
+    h = {n: submission_hash(subs, n) for n in ("alpha", "beta")}
+    for name, ndcg, acc in (("alpha", 0.3, 0.8), ("beta", 0.4, 0.6)):
+        save(results, retrieval_results(name, "classic-ir", {"medline": ndcg}, submission_hash=h[name]))
+        save(results, nearmiss_results(name, "nearmiss", acc, submission_hash=h[name]))
+    # two controls (kind control, no retrieval), one scoring above a real model
+    save(results, nearmiss_results("ctl-low", "nearmiss", 0.45, kind="control"))
+    save(results, nearmiss_results("ctl-high", "nearmiss", 0.62, kind="control"))
+    lb = build(results, Registry([subs]).all())
+    assert [r.submission for r in lb.rows] == ["alpha", "beta"]  # controls never ranked
+    assert [r.submission for r in lb.controls] == ["ctl-high", "ctl-low"]
+    assert lb.chance_band == pytest.approx((0.45, 0.62))
+    md, csv_text, html, svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
+    assert "Chance band: the 2 controls" in md and "score 0.4500–0.6200 on nearmiss" in md
+    section = md.split("## Controls (not ranked; they span the chance band)")[1].split("## ")[0]
+    assert re.search(r"\| ctl-high( \[\d+\])? \| control \| 0\.6200 \|", section) and "ctl-low" in section and "alpha" not in section
+    assert "`cbench run --model ctl-high --suite nearmiss`" in section  # no retrieval suite for a control
+    assert "| 1 | alpha |" in md and "| ctl-high |" not in md.split("## Controls")[0]
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    assert rows["ctl-low"]["group"] == "control" and rows["ctl-low"]["rank"] == "" and rows["ctl-low"]["pareto"] == ""
+    assert rows["alpha"]["group"] == "ranked" and rows["alpha"]["rank"] == "1"
+    assert 'id="controls"' in html and 'id="chance-band"' in html
+    assert "controls 0.45–0.62 (chance)" in "".join(ET.fromstring(svg).itertext())

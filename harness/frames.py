@@ -1,0 +1,64 @@
+"""Results as pandas DataFrames, for notebooks.
+
+``results_frame``: one tidy row per (submission, suite, dataset, metric); the suite-level numbers
+come with ``dataset == "(mean)"`` (the results file's ``aggregate``), and ``is_main`` marks each
+suite's main metric. ``leaderboard_frame``: the leaderboard table (the same columns as
+leaderboard.csv, controls included with ``group == "control"``).
+
+    >>> from harness import results_frame
+    >>> df = results_frame("leaderboard/results")
+    >>> df[df.is_main & (df.dataset == "(mean)")].pivot(index="submission", columns="suite", values="value")
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.errors import CBenchError
+from harness.results import read_results, results_files
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MEAN = "(mean)"
+COLUMNS = ["submission", "suite", "task", "dataset", "metric", "value", "is_main", "kind", "complete", "git_commit", "date"]
+
+
+def results_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFrame":
+    """Every results file under ``results_dir`` (``<submission>/<suite>.json``) as one long table.
+    An unreadable file stops with the file's one-line error (CBenchError)."""
+    import pandas as pd
+
+    folder = Path(results_dir)
+    if not folder.is_dir():
+        raise CBenchError("no such results folder", source=folder)
+    rows = []
+    for path in results_files(folder):
+        r = read_results(path)
+        common = {
+            "submission": r.submission,
+            "suite": r.suite,
+            "task": r.task,
+            "kind": str(r.metadata.submission_config.get("kind", "")),
+            "complete": r.complete,
+            "git_commit": r.metadata.git_commit,
+            "date": r.metadata.date,
+        }
+        for dataset, metrics in [*r.datasets.items(), (MEAN, r.aggregate)]:
+            for metric, value in metrics.items():
+                rows.append({**common, "dataset": dataset, "metric": metric, "value": float(value), "is_main": metric == r.main_metric})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def leaderboard_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFrame":
+    """The leaderboard table as leaderboard.csv has it (ranked rows, then controls)."""
+    import pandas as pd
+
+    from harness.leaderboard.collect import build
+    from harness.leaderboard.render import render_csv
+    from harness.submissions import Registry
+
+    board = build(Path(results_dir), Registry().all())
+    return pd.read_csv(io.StringIO(render_csv(board)), keep_default_na=False, na_values=[""])
