@@ -5,10 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CBENCH=${CBENCH:-cbench}
-SUBMISSIONS=(all-MiniLM-L6-v2 bm25 minilm-static minilm-mean minilm-maxsim minilm-align minilm-cnn minilm-transformer)
-SUITES=(--suite classic-ir --suite nearmiss --suite sugarcrepe-pp)
-for sub in "${SUBMISSIONS[@]}"; do
-  "$CBENCH" run --model "$sub" "${SUITES[@]}" "$@"
+MODELS=(all-MiniLM-L6-v2 bm25 minilm-static minilm-mean minilm-maxsim minilm-align
+        minilm-cnn-frozen minilm-transformer-frozen minilm-cnn minilm-transformer)
+MODEL_SUITES=(--suite classic-ir --suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nearmiss-v1)
+# Controls (submissions/controls/: surface-only and candidate-only scorers) have no retrieval;
+# they run on the near-miss suites and give the leaderboard its chance band.
+CONTROL_SUITES=(--suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nearmiss-v1)
+for sub in "${MODELS[@]}"; do
+  "$CBENCH" run --model "$sub" "${MODEL_SUITES[@]}" "$@"
+done
+for file in submissions/controls/*.yaml; do
+  "$CBENCH" run --model "$(basename "$file" .yaml)" "${CONTROL_SUITES[@]}" "$@"
 done
 "$CBENCH" leaderboard
 # Copy the ranked table into the README between its leaderboard markers.
@@ -17,7 +24,7 @@ import re
 from pathlib import Path
 md = Path("leaderboard/leaderboard.md").read_text()
 table = "\n".join(line for line in md.split("## ")[0].splitlines() if line.startswith("|"))
-notes = [line for line in md.split("## ")[0].splitlines() if line.startswith(("NanoBEIR results", "Retrieval axis"))]
+notes = [line for line in md.split("## ")[0].splitlines() if line.startswith(("NanoBEIR results", "Retrieval axis", "Chance band"))]
 readme = Path("README.md")
 text = readme.read_text()
 block = "<!-- leaderboard:start -->\n" + "\n\n".join(notes) + "\n\n" + table + "\n<!-- leaderboard:end -->"
