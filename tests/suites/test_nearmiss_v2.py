@@ -83,3 +83,24 @@ def test_frame_files_reject_bad_records_with_file_and_field(tmp_path):
 @pytest.mark.slow
 def test_regeneration_is_byte_identical():
     assert gen.dumps(gen.generate(13)) == DATA.read_text(encoding="utf-8")
+
+
+def examples_in(markdown: str) -> list[tuple[str, ...]]:
+    """Rows of the five-text examples tables in a README (category + the five fields)."""
+    rows = []
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.strip().startswith("| ") and len(cells) == 6 and cells[0] in CATEGORIES:
+            rows.append(tuple(cells))
+    return rows
+
+
+@pytest.mark.parametrize("readme", ["suites/nearmiss/README.md", "README.md"])
+def test_readme_examples_are_test_items_verbatim(items, readme):
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    examples = examples_in(text)
+    assert len(examples) == 2 * len(CATEGORIES)
+    assert sorted({e[0] for e in examples}) == sorted(CATEGORIES)
+    have = {(r.category, *(getattr(r, f) for f in FIELDS)) for r in items if r.split == "test"}
+    missing = [e[1] for e in examples if e not in have]
+    assert missing == []
