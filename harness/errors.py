@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
 EXIT_BAD_INPUT = 2
 EXIT_SKIPPED = 3
 

@@ -53,11 +53,13 @@ class DatasetRecord:
 
 @dataclass
 class SuiteOutcome:
+    """``computed``: the datasets scored in this run; the other ones in ``results.datasets`` were
+    taken over from the existing results file."""
+
     suite: str
     path: Path
     results: Results
     computed: list[str] = field(default_factory=list)
-    reused: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
 
@@ -137,8 +139,7 @@ def run_suite(
             outcome.skipped[e.source or suite.name] = e.message
             log.warning("skipped %s: %s", suite.name, e.line)
         for name in names:
-            if name in records:
-                outcome.reused.append(name)
+            if name in records:  # reused from the old file
                 continue
             t0 = time.perf_counter()
             try:

@@ -216,5 +216,3 @@ class EmbeddingScorer(Scorer):
             eb = eb / np.maximum(np.linalg.norm(eb, axis=1, keepdims=True), 1e-12)
         return np.einsum("ij,ij->i", ea.astype(np.float64), eb.astype(np.float64))
 
-
-ScorerFactory = Callable[[SubmissionBase, RunContext], Scorer]
