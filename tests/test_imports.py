@@ -12,7 +12,7 @@ ROOT = Path(harness.__file__).resolve().parent
 
 # Lowest first. A module may import modules of its own layer or of lower ones.
 LAYERS: list[set[str]] = [
-    {"errors", "atomic", "paths", "yamlfile", "provenance", "ui", "search", "models", "cache"},
+    {"errors", "atomic", "paths", "yamlfile", "provenance", "ui", "search", "models", "cache", "names"},
     {"run_context", "results", "metrics", "data", "verifiers"},
     {"scorers", "surface"},
     {"submissions", "suites"},

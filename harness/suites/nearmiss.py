@@ -15,14 +15,9 @@ from harness.data.nearmiss import Format, NearMissData, NearMissItem, Pair, Trip
 from harness.errors import CBenchError, DataUnavailable
 from harness.metrics.nearmiss import item_metrics, pair_metrics, triplet_metrics
 from harness.models import hub_offline
+from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
-from harness.suites.base import (
-    NAME_PATTERN,
-    DatasetOutcome,
-    EvalOptions,
-    Suite,
-    SuiteConfig,
-)
+from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
 class NearMissFile(BaseModel):
