@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from harness.cache import cached_encode
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, resolve_model
+from harness.model_refs import ResolvedModel, resolve_model
 from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
 from harness.search import exact_search
