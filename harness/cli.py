@@ -196,7 +196,7 @@ def data_pull(
 ) -> None:
     """Copy hub data into the local layout cbench reads offline (run on a connected machine)."""
     from harness.data.nanobeir import pull
-    from harness.models import hub_offline
+    from harness.model_refs import hub_offline
     from harness.suites.registry import load_suite_file, suite_files
 
     try:

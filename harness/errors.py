@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 EXIT_BAD_INPUT = 2
 EXIT_SKIPPED = 3
 
@@ -47,3 +49,18 @@ class DataUnavailable(CBenchError):
     """The data for a dataset is not here and cannot be fetched. The suite is skipped, not failed."""
 
     exit_code = EXIT_SKIPPED
+
+
+def first_validation_error(exc: ValidationError, *, root: str = "(root)") -> tuple[str, str]:
+    """The first problem of a pydantic ``ValidationError`` as (field, message): the field as a dotted
+    path (``metadata.timings``), or ``root`` when the problem is not in one field."""
+    err = exc.errors()[0]
+    return ".".join(str(p) for p in err["loc"]) or root, err["msg"]
+
+
+def validation_error(exc: ValidationError, source: str | Path, *, within: str | None = None, root: str = "(root)") -> CBenchError:
+    """The first problem of a pydantic ``ValidationError`` as one line, ``source: [within: ]field: message``
+    (``within``: where in the file, e.g. ``line 3``). YAML files, which report every problem with
+    hints, use ``yamlfile.validation_problems`` instead."""
+    field, message = first_validation_error(exc, root=root)
+    return CBenchError(message, source=source, field=f"{within}: {field}" if within else field)

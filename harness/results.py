@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from harness.atomic import atomic_write_text
-from harness.errors import CBenchError
+from harness.errors import CBenchError, validation_error
 
 SCHEMA_VERSION = 1
 
@@ -105,6 +105,4 @@ def read_results(path: Path) -> Results:
     try:
         return Results.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "(root)"
-        raise CBenchError(err["msg"], source=path, field=field) from None
+        raise validation_error(e, path) from None

@@ -16,7 +16,7 @@ import torch
 from filelock import FileLock
 from pydantic import ValidationError
 
-from harness.errors import CBenchError, DataUnavailable
+from harness.errors import CBenchError, DataUnavailable, first_validation_error
 from harness.provenance import environment, now
 from harness.results import Metadata, Results, os_reason, read_results, results_path, write_results
 from harness.run_context import RunContext
@@ -53,11 +53,13 @@ class DatasetRecord:
 
 @dataclass
 class SuiteOutcome:
+    """``computed``: the datasets scored in this run; the other ones in ``results.datasets`` were
+    taken over from the existing results file."""
+
     suite: str
     path: Path
     results: Results
     computed: list[str] = field(default_factory=list)
-    reused: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
 
@@ -137,8 +139,7 @@ def run_suite(
             outcome.skipped[e.source or suite.name] = e.message
             log.warning("skipped %s: %s", suite.name, e.line)
         for name in names:
-            if name in records:
-                outcome.reused.append(name)
+            if name in records:  # reused from the old file
                 continue
             t0 = time.perf_counter()
             try:
@@ -220,9 +221,8 @@ def _assemble(
         details = {n: r.details for n, r in done.items() if r.details is not None}
         return _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details)
     except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
-        err = e.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "results"
-        raise CBenchError(f"{where}: {err['msg']}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
+        where, msg = first_validation_error(e, root="results")
+        raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
 
 
 def _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details) -> Results:

@@ -34,9 +34,9 @@ def print_table(table) -> None:
         Console(width=PIPED_WIDTH, no_color=out_console.no_color).print(table)
 
 
-def setup_logging(quiet: bool = False, verbose: bool = False) -> None:
-    level = logging.DEBUG if verbose else logging.ERROR if quiet else logging.WARNING
-    cbench_level = logging.DEBUG if verbose else logging.INFO if not quiet else logging.ERROR
+def setup_logging(quiet: bool = False) -> None:
+    level = logging.ERROR if quiet else logging.WARNING
+    cbench_level = logging.ERROR if quiet else logging.INFO
     handler = RichHandler(console=err_console, show_path=False, show_time=False)
     # The handler filters too: libraries that set their own logger's level at import (bm25s sets
     # DEBUG) bypass the root level, so without this `--quiet` would print their debug lines.

@@ -10,9 +10,9 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import CBenchError, ValidationFailed
+from harness.names import NAME_PATTERN
 
 MAX_YAML_BYTES = 1_000_000
-_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"  # the names that become results paths
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -74,7 +74,7 @@ def validation_problems(exc: ValidationError, model: type[BaseModel], source: st
             msg = "unknown key" + (f" (did you mean '{guess[0]}'?)" if guess else f"; known keys: {', '.join(known)}")
         elif err["type"] == "string_pattern_mismatch":
             pattern = (err.get("ctx") or {}).get("pattern", "")
-            if pattern == _NAME_PATTERN:
+            if pattern == NAME_PATTERN:
                 msg = f"{err.get('input')!r} is not a valid name: 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"
             else:
                 msg = f"{err.get('input')!r} does not match the pattern {pattern}"

@@ -1,11 +1,11 @@
 """Acceptance check on real data: cbench's numbers equal an independent computation.
 
 Independent computation: plain sentence-transformers encode at the model's max_seq_length, exact
-cosine with numpy, pytrec_eval. Then a second run encodes nothing and is much faster.
+cosine with numpy, pytrec_eval. Then a second run encodes nothing. (How much faster that warm run
+is, is measured by benchmarks/bench_retrieval.py, e/d; a wall-clock ratio is no test.)
 """
 
 import json
-import time
 
 import numpy as np
 import pytest
@@ -46,16 +46,11 @@ def independent(folder):
 def test_medline_matches_independent_computation_and_warm_run_encodes_nothing(tmp_path):
     runner = CliRunner()
     args = ["run", "--model", "all-MiniLM-L6-v2", "--suite", str(MEDLINE), "--results-dir", str(tmp_path), "--quiet"]
-    t0 = time.perf_counter()
     r = runner.invoke(app, args, catch_exceptions=False)
-    cold = time.perf_counter() - t0
     assert r.exit_code == 0, r.output
     got = json.loads((tmp_path / "all-MiniLM-L6-v2" / "medline.json").read_text())["datasets"]["medline"]
     ref = independent(MEDLINE)
     for metric, value in ref.items():
         assert abs(got[metric] - value) < 1e-4, (metric, got[metric], value)
-    t0 = time.perf_counter()
     r = runner.invoke(app, [*(a for a in args if a != "--quiet"), "--overwrite"], catch_exceptions=False)  # --quiet hides the count
-    warm = time.perf_counter() - t0
     assert r.exit_code == 0 and "texts encoded this run: 0" in r.stderr
-    assert warm < 0.1 * cold, (warm, cold)

@@ -149,7 +149,9 @@ def test_hostile_submission_validate(name, needles):
     assert "Traceback" not in result.output
     assert result.exit_code == 2, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
-    assert len(lines) == 1 and str(path) in lines[0], result.output
+    assert len(lines) == 1, result.output
+    for needle in [str(path), *needles]:
+        assert needle in lines[0], f"{needle!r} not in {lines[0]!r}"
 
 
 @pytest.mark.parametrize(("name", "needles"), SUITE_CASES, ids=[c[0] for c in SUITE_CASES])

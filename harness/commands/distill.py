@@ -140,7 +140,7 @@ def distill_submission(
     progress: Any,
 ) -> dict[str, Any]:
     """Distill the encoder that ``ref`` names into ``out``; returns a summary."""
-    from harness.models import check_remote_code, resolve_model
+    from harness.model_refs import check_remote_code, resolve_model
     from harness.submissions import Registry
 
     try:

@@ -89,7 +89,7 @@ def register(app: typer.Typer) -> None:
         from harness.scorers.verifier import VerifierConfig, VerifierScorer
         from harness.submissions import Registry, build_submission_scorer
         from harness.ui import Progress, err_console, setup_logging
-        from harness.verifiers.train import train_verifier
+        from harness.simmap_nets.train import train_verifier
 
         setup_logging(quiet)
         try:
@@ -136,7 +136,7 @@ def register(app: typer.Typer) -> None:
                     progress=on_step,
                 )
             if end_to_end and train_layers:  # the trained top layers, applied by the encoder kind's weights_delta
-                from harness.verifiers.train import save_encoder_delta
+                from harness.simmap_nets.train import save_encoder_delta
 
                 save_encoder_delta(enc.model, train_layers, out / "encoder-delta.safetensors")
             elif end_to_end:  # the fine-tuned encoder belongs to the verifier: save it beside the checkpoint

@@ -33,7 +33,7 @@ from pathlib import Path
 from harness.atomic import atomic_write_text
 from harness.data.retrieval import RetrievalData, assemble
 from harness.errors import CBenchError, DataUnavailable
-from harness.models import hub_offline
+from harness.model_refs import hub_offline
 
 NANOBEIR_DATASETS = [
     "ClimateFEVER", "DBPedia", "FEVER", "FiQA2018", "HotpotQA", "MSMARCO", "NFCorpus",

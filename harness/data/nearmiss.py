@@ -24,7 +24,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.data.retrieval import read_jsonl
-from harness.errors import CBenchError
+from harness.errors import CBenchError, validation_error
 
 
 class Triplet(BaseModel):
@@ -126,9 +126,7 @@ def _validate(model: type[BaseModel], obj: object, path: Path, where: str) -> Ba
     try:
         return model.model_validate(obj)
     except ValidationError as e:
-        err = e.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        raise CBenchError(err["msg"], source=path, field=f"{where}: {field}") from None
+        raise validation_error(e, path, within=where, root="") from None
 
 
 def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair] | list[NearMissItem]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.errors import CBenchError
+from harness.errors import CBenchError, validation_error
 
 log = logging.getLogger("cbench")
 MAX_WARNINGS = 3
@@ -74,11 +74,6 @@ class RetrievalData:
         )
 
 
-def _field_of(err: ValidationError) -> tuple[str, str]:
-    e = err.errors()[0]
-    return ".".join(str(p) for p in e["loc"]) or "(line)", e["msg"]
-
-
 def read_jsonl(path: Path, model: type[BaseModel]) -> list[BaseModel]:
     if not path.is_file():
         raise CBenchError("file not found", source=path)
@@ -100,8 +95,7 @@ def read_jsonl(path: Path, model: type[BaseModel]) -> list[BaseModel]:
             try:
                 out.append(model.model_validate(obj))
             except ValidationError as e:
-                fld, msg = _field_of(e)
-                raise CBenchError(msg, source=path, field=f"line {n}: {fld}") from None
+                raise validation_error(e, path, within=f"line {n}", root="(line)") from None
     return out
 
 
@@ -127,8 +121,7 @@ def read_qrels_tsv(path: Path) -> list[QrelRecord]:
         try:
             out.append(QrelRecord.model_validate({"query-id": row[0].strip(), "corpus-id": row[1].strip(), "score": row[2].strip()}))
         except ValidationError as e:
-            fld, msg = _field_of(e)
-            raise CBenchError(msg, source=path, field=f"line {n}: {fld}") from None
+            raise validation_error(e, path, within=f"line {n}", root="(line)") from None
     return out
 
 

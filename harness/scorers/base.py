@@ -15,13 +15,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from harness.cache import cached_encode
 from harness.errors import CBenchError
-from harness.models import ResolvedModel, resolve_model
+from harness.model_refs import ResolvedModel, resolve_model
+from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
 from harness.search import exact_search
 
 log = logging.getLogger("cbench")
 
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 # Fields that describe a submission but do not change its scores (left out of its hash).
 DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance"})
 
@@ -216,5 +216,3 @@ class EmbeddingScorer(Scorer):
             eb = eb / np.maximum(np.linalg.norm(eb, axis=1, keepdims=True), 1e-12)
         return np.einsum("ij,ij->i", ea.astype(np.float64), eb.astype(np.float64))
 
-
-ScorerFactory = Callable[[SubmissionBase, RunContext], Scorer]

@@ -24,9 +24,10 @@ from pydantic import Field
 
 from harness.cache import cached_encode
 from harness.errors import CBenchError
-from harness.models import check_remote_code
+from harness.model_refs import check_remote_code
+from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
-from harness.scorers.base import NAME_PATTERN, ModelFields, ModelScorer, Scorer, config_hash
+from harness.scorers.base import ModelFields, ModelScorer, Scorer, config_hash
 from harness.search import rank
 
 

@@ -8,7 +8,8 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field
 
-from harness.models import check_remote_code, declared_int
+from harness.errors import CBenchError
+from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
 from harness.scorers.base import EmbeddingScorer, ModelFields, ModelScorer
 

@@ -36,7 +36,7 @@ import numpy as np
 import torch
 from pydantic import Field
 
-from harness.models import check_remote_code, declared_int
+from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
 from harness.scorers.base import ModelFields, ModelScorer
 from harness.search import rank_row

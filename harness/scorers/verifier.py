@@ -64,8 +64,8 @@ class VerifierScorer(Scorer):
     @property
     def verifier(self):
         if self._verifier is None:
-            from harness.verifiers.archs import build_verifier
-            from harness.verifiers.train import load_verifier
+            from harness.simmap_nets.archs import build_verifier
+            from harness.simmap_nets.train import load_verifier
 
             if self.cfg.checkpoint:
                 folder = self.local_path(self.cfg.checkpoint)
@@ -86,7 +86,7 @@ class VerifierScorer(Scorer):
         return {"kind": "encoder-tokens", "weights": self.encoder.weights_fingerprint, "max_length": self.cfg.max_length, "dtype": "float16"}
 
     def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
-        from harness.verifiers.tokens import encode_tokens
+        from harness.simmap_nets.tokens import encode_tokens
 
         def encode(batch: list[str]) -> list[np.ndarray]:
             embs = encode_tokens(self.encoder.model, batch, max_length=self.cfg.max_length, batch_size=self.encoder.cfg.batch_size)
@@ -96,7 +96,7 @@ class VerifierScorer(Scorer):
         return [torch.from_numpy(r.astype(np.float32)) for r in rows]
 
     def _score(self, a: list[str], b: list[str]) -> np.ndarray:
-        from harness.verifiers.simmap import score_pairs
+        from harness.simmap_nets.simmap import score_pairs
 
         uniq = list(dict.fromkeys(a + b))
         embs = dict(zip(uniq, self.tokens(uniq), strict=True))
@@ -117,7 +117,7 @@ class VerifierScorer(Scorer):
         return self._score(a, b)
 
     def fingerprints(self) -> dict[str, str]:
-        from harness.models import folder_fingerprint
+        from harness.model_refs import folder_fingerprint
 
         out = {"encoder": self.encoder.weights_fingerprint}
         if self.cfg.checkpoint:

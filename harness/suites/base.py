@@ -11,9 +11,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
-
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
 
 class LeaderboardFacts(BaseModel):

@@ -14,15 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.data.nearmiss import Format, NearMissData, NearMissItem, Pair, Triplet, read_records
 from harness.errors import CBenchError, DataUnavailable
 from harness.metrics.nearmiss import item_metrics, pair_metrics, triplet_metrics
-from harness.models import hub_offline
+from harness.model_refs import hub_offline
+from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
-from harness.suites.base import (
-    NAME_PATTERN,
-    DatasetOutcome,
-    EvalOptions,
-    Suite,
-    SuiteConfig,
-)
+from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
 class NearMissFile(BaseModel):

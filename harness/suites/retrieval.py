@@ -14,14 +14,9 @@ from harness.data.nanobeir import COMMIT, NANOBEIR_DATASETS, load_nanobeir
 from harness.data.retrieval import RetrievalData, load_beir_folder
 from harness.errors import CBenchError, DataUnavailable
 from harness.metrics import retrieval as metrics
+from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
-from harness.suites.base import (
-    NAME_PATTERN,
-    DatasetOutcome,
-    EvalOptions,
-    Suite,
-    SuiteConfig,
-)
+from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
 class RetrievalSuite(Suite):

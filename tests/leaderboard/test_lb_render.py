@@ -34,8 +34,16 @@ def board(env):
 
 def test_writes_four_files(board, tmp_path):
     paths = write_all(board, tmp_path / "out")
-    assert [p.name for p in paths] == list(FILES)
-    assert all(p.stat().st_size > 200 for p in paths)
+    assert [p.name for p in paths] == list(FILES) and all(p.parent == tmp_path / "out" for p in paths)
+    md, csv_text, html, svg = (p.read_text() for p in paths)
+    names = ["alpha", "beta", "gamma", "x<b>&'\""]
+    assert md.startswith("# cbench leaderboard\n") and "![retrieval versus composition](tradeoff.svg)" in md
+    assert all(f"| {n} |" in md for n in names[:3])
+    rows = list(csv.DictReader(io.StringIO(csv_text)))
+    assert csv_text.startswith("rank,submission,kind,") and sorted(r["submission"] for r in rows) == sorted(names)
+    assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")  # whole, not cut short
+    assert "<title>cbench leaderboard</title>" in html and all(f">{n}<" in html for n in names[:3])
+    assert ET.fromstring(svg).tag == "{http://www.w3.org/2000/svg}svg"  # complete XML
 
 
 def test_markdown(board, tmp_path):

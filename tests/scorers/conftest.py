@@ -7,6 +7,7 @@ Nothing is downloaded: the BERT-shaped models use a WordPiece vocabulary written
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -57,6 +58,18 @@ def beir_dir(tmp_path: Path) -> Path:
 
 def corpus_texts() -> dict[str, str]:
     return {i: f"{t} {x}" if t else x for i, (t, x) in DOCS.items()}
+
+
+def ndcg_at_10(run: dict[str, dict[str, float]]) -> float:
+    """nDCG@10 of a run on the tiny collection, by hand (not through pytrec_eval): one relevant
+    document per query, so a query scores 1 / log2(1 + its rank), 0 outside the top 10. Ranks
+    follow trec_eval's order: score descending, ties by document id descending."""
+    total = 0.0
+    for qid, relevant in QRELS.items():
+        by_id = sorted(run.get(qid, {}).items(), key=lambda kv: kv[0], reverse=True)
+        ranked = [d for d, _ in sorted(by_id, key=lambda kv: -kv[1])][:10]  # stable: ties keep id order
+        total += 1 / math.log2(ranked.index(relevant) + 2) if relevant in ranked else 0.0
+    return total / len(QRELS)
 
 
 def _vocab() -> list[str]:

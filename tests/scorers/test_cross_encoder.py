@@ -9,7 +9,8 @@ from harness.paths import SUBMISSIONS_DIR
 from harness.run_context import RunContext
 from harness.submissions import Registry, build_submission_scorer
 
-from .conftest import QUERIES, assert_one_line_error, corpus_texts, read_result, run_submission, write_submission
+from .conftest import QUERIES, assert_one_line_error, corpus_texts, ndcg_at_10, read_result, run_submission, write_submission
+from .test_static import make_static_model
 
 
 @pytest.fixture
@@ -33,11 +34,28 @@ def test_cli_end_to_end(subs, beir_dir, tmp_path):
     res = run_submission("t-ce", beir_dir, tmp_path / "results", subs)
     assert res.exit_code == 0, res.output
     out = read_result(tmp_path / "results", "t-ce")
-    assert 0.0 <= out["datasets"]["tinybeir"]["ndcg@10"] <= 1.0
+    registry = Registry([subs])
+    ce = build_submission_scorer(registry.get("t-ce"), RunContext(), registry)  # the run's cache: its scores
+    assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(ce.retrieve(QUERIES, corpus_texts(), 5)))
     info = out["metadata"]["scorer"]
     assert info["first_stage"] == "t-ce-bm25" and info["rerank_depth"] == 3 and info["model_source"] == "local"
     assert info["first_stage_info"]["model"] == "bm25"
     assert out["metadata"]["counters"]["tinybeir"]["pairs_scored"] > 0
+
+
+def test_cli_end_to_end_over_a_dense_first_stage(subs, beir_dir, tmp_path, tiny_cross_encoder):
+    """BM25 above finds one document per query (nDCG 1 whatever the reranker does); a static
+    first stage ranks every document, so here the reranker's order decides the score."""
+    static = make_static_model(tmp_path / "models" / "tiny-static")
+    write_submission(subs, {"name": "t-ce-static", "kind": "static", "model": str(static)})
+    write_submission(subs, {"name": "t-ce2", "kind": "cross-encoder", "model": str(tiny_cross_encoder), "first_stage": "t-ce-static", "rerank_depth": 3})
+    res = run_submission("t-ce2", beir_dir, tmp_path / "results", subs)
+    assert res.exit_code == 0, res.output
+    registry = Registry([subs])
+    ce = build_submission_scorer(registry.get("t-ce2"), RunContext(), registry)  # the run's cache: its scores
+    run = ce.retrieve(QUERIES, corpus_texts(), 5)
+    assert all(len(docs) == 3 for docs in run.values())
+    assert read_result(tmp_path / "results", "t-ce2")["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
 
 
 def test_rerank_only_reorders_first_stage(subs, tmp_path):

@@ -11,7 +11,7 @@ from harness.scorers.lexical import LexicalConfig, LexicalScorer
 from harness.submissions import load_submission
 from harness.paths import SUBMISSIONS_DIR
 
-from .conftest import QUERIES, QRELS, cbench, corpus_texts, read_result, run_submission, write_submission
+from .conftest import QRELS, QUERIES, cbench, corpus_texts, ndcg_at_10, read_result, run_submission, write_submission
 
 
 def scorer(**kw) -> LexicalScorer:
@@ -27,6 +27,17 @@ def test_cli_end_to_end(beir_dir, tmp_path):
     assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(1.0)
     assert out["metadata"]["scorer"]["method"] == "lucene"
     assert out["metadata"]["scorer"]["top_k"] == 5
+
+
+def test_hand_ndcg_helper():
+    """conftest.ndcg_at_10, which the other kinds' end-to-end tests compare with, on known runs."""
+    assert ndcg_at_10({q: {d: 1.0} for q, d in QRELS.items()}) == 1.0
+    third = {q: {"x1": 3.0, "x2": 2.0, d: 1.0} for q, d in QRELS.items()}
+    assert ndcg_at_10(third) == pytest.approx(0.5)  # rank 3: 1 / log2(4)
+    ties = {"q1": {"d99": 1.0, "d04": 1.0}, "q2": {"d01": 1.0, "d06": 1.0}}  # trec_eval: ties by id descending
+    assert ndcg_at_10(ties) == pytest.approx((1 / np.log2(3) + 1.0 + 0.0) / 3)  # q3 not in the run: 0
+    eleventh = {"q1": {**{f"x{i:02d}": 2.0 for i in range(10)}, "d04": 1.0}}
+    assert ndcg_at_10(eleventh) == 0.0
 
 
 def test_exact_term_document_ranks_first():

@@ -13,7 +13,7 @@ from harness.run_context import RunContext
 from harness.scorers.static import StaticConfig, StaticScorer
 from harness.submissions import load_submission
 
-from .conftest import assert_one_line_error, cbench, read_result, run_submission, write_submission, write_tokenizer
+from .conftest import QUERIES, assert_one_line_error, cbench, corpus_texts, ndcg_at_10, read_result, run_submission, write_submission, write_tokenizer
 
 
 def make_static_model(folder: Path, dim: int = 16) -> Path:
@@ -43,7 +43,8 @@ def test_cli_end_to_end_relative_model_path(static_model, beir_dir, tmp_path, mo
     res = run_submission("t-static", beir_dir, tmp_path / "results", subs)
     assert res.exit_code == 0, res.output
     out = read_result(tmp_path / "results", "t-static")
-    assert 0.0 <= out["datasets"]["tinybeir"]["ndcg@10"] <= 1.0
+    run = StaticScorer(StaticConfig(name="t-static", kind="static", model=str(static_model)), RunContext(use_cache=False)).retrieve(QUERIES, corpus_texts(), 5)
+    assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
     info = out["metadata"]["scorer"]
     assert info["model_source"] == "local" and info["dimensions"] == 16
     assert out["metadata"]["counters"]["tinybeir"]["texts_encoded"] == 13  # 10 documents + 3 queries

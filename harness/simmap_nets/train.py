@@ -10,7 +10,7 @@ Two modes:
 * frozen (default): ``token_fn`` is called once with every unique text; training then only runs the
   verifier over cosine maps of those cached token embeddings;
 * end-to-end (``end_to_end_model`` given): token embeddings are recomputed with gradients every step
-  (:func:`harness.verifiers.tokens.encode_tokens` with ``grad=True``) and the encoder's parameters
+  (:func:`harness.simmap_nets.tokens.encode_tokens` with ``grad=True``) and the encoder's parameters
   are trained in place (own AdamW param group, ``encoder_lr``). Only the verifier is written to
   ``out_dir``; saving the fine-tuned encoder is up to the caller.
 """

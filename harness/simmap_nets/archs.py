@@ -2,7 +2,7 @@
 
 Every verifier maps ``(M (B, m, n), q_mask (B, m), c_mask (B, n)) -> scores (B,)``, where ``M`` is
 the cosine map of query tokens (rows) against candidate tokens (columns), already 0 at invalid
-pairs (see :func:`harness.verifiers.simmap.similarity_map`).
+pairs (see :func:`harness.simmap_nets.simmap.similarity_map`).
 
 Invariant shared by all architectures: **padding never changes a score**. In eval mode a pair scores
 the same alone as batched with longer pairs (which pads it more). The parameter-free verifiers get

@@ -9,7 +9,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from harness.verifiers.archs import (
+from harness.simmap_nets.archs import (
     ARCHS,
     REFERENCE_CONFIGS,
     MaskedBatchNorm2d,
@@ -17,7 +17,7 @@ from harness.verifiers.archs import (
     build_verifier,
     pair_features,
 )
-from harness.verifiers.simmap import pad_tokens, score_pairs, similarity_map
+from harness.simmap_nets.simmap import pad_tokens, score_pairs, similarity_map
 
 TINY = {
     "cnn": {"h1": 8, "h2": 16, "mlp": 16},
@@ -326,7 +326,7 @@ def test_score_pairs_restores_mode_and_order():
 
 @pytest.mark.parametrize("heads,dropout", [(1, 0.1), (2, 0.0), (4, 0.0)])
 def test_cls_only_last_layer_equals_full_layer(heads, dropout):
-    from harness.verifiers.archs import _cls_only_layer
+    from harness.simmap_nets.archs import _cls_only_layer
 
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(
@@ -349,7 +349,7 @@ def test_cls_only_last_layer_equals_full_layer(heads, dropout):
 
 
 def test_fast_max_pool_matches_max_pool2d():
-    from harness.verifiers.archs import _max_pool2
+    from harness.simmap_nets.archs import _max_pool2
 
     x = torch.randn(3, 4, 8, 12)
     with torch.no_grad():

@@ -11,9 +11,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from harness.verifiers.archs import build_verifier
-from harness.verifiers.simmap import score_pairs
-from harness.verifiers.train import load_verifier, mnrl_loss, train_verifier, triplets_sha256
+from harness.simmap_nets.archs import build_verifier
+from harness.simmap_nets.simmap import score_pairs
+from harness.simmap_nets.train import load_verifier, mnrl_loss, train_verifier, triplets_sha256
 
 TINY = {
     "cnn": {"h1": 8, "h2": 16, "mlp": 16},
@@ -165,7 +165,7 @@ def test_load_verifier_requires_weights_for_trainable(tmp_path):
 def test_reference_size_checkpoints_fit(tmp_path):
     from safetensors.torch import save_file
 
-    from harness.verifiers.archs import REFERENCE_CONFIGS
+    from harness.simmap_nets.archs import REFERENCE_CONFIGS
 
     for name, cfg in REFERENCE_CONFIGS.items():
         v = build_verifier(name, **cfg)
@@ -196,7 +196,7 @@ SENTENCES = [
 
 @pytest.mark.slow
 def test_encode_tokens_minilm(minilm):
-    from harness.verifiers.tokens import encode_tokens
+    from harness.simmap_nets.tokens import encode_tokens
 
     tok = minilm.tokenizer
     long_text = " ".join(["retrieval"] * 300)
@@ -241,7 +241,7 @@ E2E_TRIPLETS = [
 
 @pytest.mark.slow
 def test_end_to_end_training_updates_encoder(minilm, tmp_path):
-    from harness.verifiers.tokens import encode_tokens
+    from harness.simmap_nets.tokens import encode_tokens
 
     triplets = E2E_TRIPLETS
     before = {k: p.detach().clone() for k, p in minilm.named_parameters()}
@@ -267,7 +267,7 @@ def test_end_to_end_training_updates_encoder(minilm, tmp_path):
 def test_top_layer_training_ships_as_a_delta_the_encoder_kind_applies(minilm, tmp_path):
     from harness.run_context import RunContext
     from harness.scorers.encoder import EncoderConfig, EncoderScorer
-    from harness.verifiers.train import save_encoder_delta, trainable_encoder_params
+    from harness.simmap_nets.train import save_encoder_delta, trainable_encoder_params
 
     triplets = E2E_TRIPLETS
     names = [n for n, _ in trainable_encoder_params(minilm, 1)]
