@@ -51,9 +51,16 @@ class Results(BaseModel):
     task: Literal["retrieval", "nearmiss"]
     main_metric: str
     main_score: float | None
+    main_score_ci95: tuple[float, float] | None = Field(
+        default=None,
+        description="95% interval of main_score: percentile bootstrap over queries / items, resampled within each dataset "
+        "(1000 resamples, seed 0); null when not computed (results from before per-item scores, an incomplete suite, "
+        "a main metric with no per-item value)",
+    )
     complete: bool
     datasets: dict[str, dict[str, float]]
     aggregate: dict[str, float] = Field(default_factory=dict)
+    ci95: dict[str, tuple[float, float]] = Field(default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its queries / items)")
     skipped: dict[str, str] = Field(default_factory=dict, description="dataset -> reason")
     details: dict[str, Any] = Field(default_factory=dict, description="suite-specific extras")
     metadata: Metadata

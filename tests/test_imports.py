@@ -13,10 +13,10 @@ ROOT = Path(harness.__file__).resolve().parent
 # Lowest first. A module may import modules of its own layer or of lower ones.
 LAYERS: list[set[str]] = [
     {"errors", "atomic", "paths", "yamlfile", "provenance", "ui", "search", "models", "cache"},
-    {"run_context", "results", "metrics", "data", "verifiers"},
+    {"run_context", "results", "sidecar", "stats", "metrics", "data", "verifiers"},
     {"scorers", "surface"},
     {"submissions", "suites"},
-    {"runner", "leaderboard", "export_mteb", "finetune", "frames"},
+    {"runner", "leaderboard", "compare", "export_mteb", "finetune", "frames"},
     {"commands"},
     {"cli"},
 ]

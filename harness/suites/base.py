@@ -12,6 +12,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.scorers.base import Scorer
+from harness.sidecar import ItemScores
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 
@@ -67,6 +68,7 @@ class DatasetOutcome:
     metrics: dict[str, float]
     timings: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    items: list[ItemScores] | None = None  # per query / item, kept beside the results file (None: the type keeps none)
 
 
 class Suite(ABC):
