@@ -49,3 +49,9 @@ def test_permutation_stratified_statistic_and_seed():
     p1 = permutation_p([d[:20], d[20:]])
     assert p1 == permutation_p([d[:20], d[20:]])  # seeded
     assert p1 == pytest.approx(2 / 5001)
+
+
+def test_exact_sign_flip_on_outcomes_is_mcnemar():
+    # 0/1 outcomes: differences +1 (A right, B wrong) x10, -1 x2; 2^12 sign patterns, enumerated
+    d = [1.0] * 10 + [-1.0] * 2
+    assert permutation_p([d]) == pytest.approx(mcnemar_p(10, 2), abs=1e-12)
