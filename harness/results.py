@@ -88,11 +88,16 @@ def results_files(results_dir: Path, *, anywhere: bool = False) -> list[Path]:
     return sorted(p for p in found if p.is_file() and not p.name.startswith("."))
 
 
-def write_results(path: Path, results: Results) -> None:
+def results_json(path: Path, results: Results) -> str:
+    """The results file's text; refuses (CBenchError naming ``path``) a NaN/inf anywhere."""
     try:
-        text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
+        return json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
     except ValueError as e:  # NaN/inf somewhere (details, aggregate): refuse, nothing written
         raise CBenchError(f"refusing to write results: {e}", source=path) from None
+
+
+def write_results(path: Path, results: Results) -> None:
+    text = results_json(path, results)
     try:
         atomic_write_text(path, text + "\n")  # nothing half-written: a temporary file is renamed or removed
     except OSError as e:  # disk full, read-only, permission, a file in the way

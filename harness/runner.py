@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from harness.errors import CBenchError, DataUnavailable
 from harness.provenance import environment, now
-from harness.results import Metadata, Results, os_reason, read_results, results_path, write_results
+from harness.results import Metadata, Results, os_reason, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer
 from harness.sidecar import ItemScores, SidecarHeader, main_values, read_sidecar, sidecar_path, write_sidecar
@@ -192,11 +192,18 @@ def run_suite(
 
 def _write(path: Path, spath: Path, results: Results, records: dict[str, DatasetRecord]) -> None:
     """The sidecar first, then the results file (each atomic). A run killed in between leaves a
-    sidecar ahead of the results; the datasets it has that the results lack are recomputed."""
+    sidecar ahead of the results; the datasets it has that the results lack are recomputed.
+    Results that cannot be written (a NaN in details) are refused before either file is touched."""
+    results_json(path, results)
     items = [it for n in results.datasets for it in records[n].items or []]
     counts = {n: len(records[n].items or []) for n in results.datasets}
     write_sidecar(spath, SidecarHeader.from_results(results, counts), items)
-    write_results(path, results)
+    try:
+        write_results(path, results)
+    except CBenchError:
+        if not path.exists():  # the first write failed (disk full): leave no per-item scores without results
+            spath.unlink(missing_ok=True)
+        raise
 
 
 def _reusable_items(spath: Path, old: Results) -> dict[str, list[ItemScores]]:

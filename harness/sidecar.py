@@ -146,7 +146,7 @@ def write_sidecar(path: Path, header: SidecarHeader, items: list[ItemScores]) ->
     try:
         atomic_write_bytes(path, payload)
     except OSError as e:
-        raise CBenchError(f"cannot write per-item scores: {os_reason(e)}", source=path) from None
+        raise CBenchError(f"cannot write results (per-item scores): {os_reason(e)}", source=path) from None
 
 
 def read_sidecar(path: Path) -> Sidecar:

@@ -154,3 +154,13 @@ def test_tampered_sidecar_is_not_reused(suites, tmp_path):
     assert r.exit_code == 0, r.output
     assert "unreadable per-item scores" in " ".join(r.stderr.split()) and r.stdout.count("computed") == 2
     assert read_sidecar(path).header.suite == "tiny-triplets"
+
+
+def test_a_failed_results_write_leaves_no_sidecar_behind(suites, tmp_path, monkeypatch):
+    from cbench_testutil import enospc_open
+
+    res = tmp_path / "res"
+    monkeypatch.setattr("harness.atomic.open", enospc_open(after_bytes=200, match="tiny-ir.json"), raising=False)
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(res), "--quiet")
+    assert r.exit_code == 2 and "No space left on device" in r.stderr
+    assert sorted(p.name for p in res.rglob("*")) == ["bm25"]  # no results, no sidecar, no temporary file
