@@ -61,11 +61,16 @@ def _print_table(report) -> None:
         cells = [r.dataset, str(r.n), f"{r.a:.4f}", f"{r.b:.4f}", f"{r.difference:+.4f}", _ci(r.ci95), _p(r.p_value), test]
         table.add_row(*(Text(c) for c in cells), style="bold" if r.dataset == "(suite)" else None)
     print_table(table)
+    used = {r.test for r in rows}
+    tests = []
+    if "mcnemar-exact" in used:
+        tests.append("McNemar's exact test on the correct / incorrect outcomes (b = items A gets right and B wrong, c = the reverse)")
+    if used & {"paired-permutation", "stratified-paired-permutation"}:
+        tests.append(f"paired permutation test ({report.permutation_resamples} random sign flips, seed {report.seed}, exact when fewer patterns; the suite row flips within datasets)")
     out_console.print(
-        f"A = {report.a}, B = {report.b}. 95% CI: percentile bootstrap over paired items ({report.bootstrap_resamples} resamples, "
-        f"seed {report.seed}; the suite row resamples within each dataset). p: two-sided; McNemar exact on 0/1 outcomes "
-        f"(b = A right and B wrong, c = the reverse), else paired permutation ({report.permutation_resamples} sign flips, "
-        f"seed {report.seed}). Not corrected for multiple comparisons.",
+        f"A = {report.a}, B = {report.b}; A − B from the results files. 95% CI: percentile bootstrap over the paired "
+        f"differences ({report.bootstrap_resamples} resamples, seed {report.seed}; the suite row resamples within each dataset). "
+        f"p, two-sided: {'; '.join(tests)}. Not corrected for multiple comparisons.",
         highlight=False,
         soft_wrap=True,
         markup=False,
