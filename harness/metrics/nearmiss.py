@@ -19,10 +19,10 @@ comparisons per item, s(a, pos_x) > s(a, neg_y) (strict):
 For pairs only the statistics defined for them are reported (mean_sim_negative, and auroc /
 false_accept@95 / mean_sim_positive when labelled meaning-preserving pairs are present).
 
-Per item (``triplet_item_values`` / ``item_item_values``): every metric above that is a mean over
-items, as one value per item, so that the dataset's value is the mean of the items' values (the
-per-item scores cbench keeps beside the results file, and what intervals and paired tests
-resample). AUROC and false_accept@95 are not means over items and have no per-item value.
+Per item (``triplet_item_values`` / ``item_item_values``): every accuracy above as one value per
+item, so that the dataset's value is the mean of the items' values (kept with the per-item scores
+beside the results file; what intervals and paired tests resample). The similarity means follow
+from the comparisons' scores kept beside them; AUROC and false_accept@95 are not means over items.
 """
 
 from __future__ import annotations
@@ -62,14 +62,9 @@ def triplet_metrics(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | None 
 
 
 def triplet_item_values(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Per triplet: the value of each mean-over-items metric of ``triplet_metrics`` (0/1 for accuracies)."""
+    """Per triplet: its value (0 or 1) of each accuracy of ``triplet_metrics``."""
     s_ap, s_an = np.asarray(s_ap, dtype=np.float64), np.asarray(s_an, dtype=np.float64)
-    out = {
-        "triplet_accuracy": (s_ap > s_an).astype(np.float64),
-        "mean_sim_positive": s_ap,
-        "mean_sim_negative": s_an,
-        "sim_gap": s_ap - s_an,
-    }
+    out = {"triplet_accuracy": (s_ap > s_an).astype(np.float64)}
     if s_pn is not None:
         s_pn = np.asarray(s_pn, dtype=np.float64)
         out["tot_accuracy"] = ((s_ap > s_an) & (s_ap > s_pn)).astype(np.float64)
@@ -77,20 +72,15 @@ def triplet_item_values(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | N
 
 
 def item_item_values(s_pc: np.ndarray, s_pf: np.ndarray, s_nc: np.ndarray, s_nf: np.ndarray) -> dict[str, np.ndarray]:
-    """Per five-text item: the value of each mean-over-items metric of ``item_metrics`` (triplet
-    accuracy = the item's share of its four comparisons right; a cell = 0/1)."""
+    """Per five-text item: its value of each accuracy of ``item_metrics`` (triplet accuracy = the
+    item's share of its four comparisons right; group accuracy and each cell = 0 or 1)."""
     from harness.data.nearmiss import CELL_NAMES
 
     ok = item_outcomes(s_pc, s_pf, s_nc, s_nf).astype(np.float64)
-    pos = (np.asarray(s_pc, dtype=np.float64) + np.asarray(s_pf, dtype=np.float64)) / 2
-    neg = (np.asarray(s_nc, dtype=np.float64) + np.asarray(s_nf, dtype=np.float64)) / 2
     return {
         "triplet_accuracy": ok.mean(axis=1),
         "group_accuracy": ok.min(axis=1),
         **{f"cell_{name}": ok[:, i] for i, name in enumerate(CELL_NAMES)},
-        "mean_sim_positive": pos,
-        "mean_sim_negative": neg,
-        "sim_gap": pos - neg,
     }
 
 
