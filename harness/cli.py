@@ -106,18 +106,22 @@ def _summary(name: str, outcomes: list, ctx, *, quiet: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"cbench results: {name}", title_justify="left")
-    for col in ("suite", "dataset", "metric", "score", "status"):
-        table.add_column(col, justify="right" if col == "score" else "left")
+    for col in ("suite", "dataset", "metric", "score", "95% CI", "status"):
+        table.add_column(col, justify="right" if col in ("score", "95% CI") else "left")
+
+    def ci(x: tuple[float, float] | None) -> str:
+        return f"{x[0]:.4f}–{x[1]:.4f}" if x is not None else "—"
+
     for outcome, _secs in outcomes:
         r = outcome.results
         for ds in [*r.datasets, *r.skipped]:
             if ds in r.datasets:
                 status = "computed" if ds in outcome.computed else "reused"
-                table.add_row(r.suite, ds, r.main_metric, f"{r.datasets[ds].get(r.main_metric, float('nan')):.4f}", status)
+                table.add_row(r.suite, ds, r.main_metric, f"{r.datasets[ds].get(r.main_metric, float('nan')):.4f}", ci(r.ci95.get(ds)), status)
             else:
-                table.add_row(r.suite, ds, r.main_metric, "—", f"skipped: {r.skipped[ds][:60]}")
+                table.add_row(r.suite, ds, r.main_metric, "—", "—", f"skipped: {r.skipped[ds][:60]}")
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
-        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", str(outcome.path))
+        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), str(outcome.path))
     print_table(table)
     if not quiet:  # --quiet: errors and the table only
         encoded = ctx.counters.get("texts_encoded", 0)

@@ -51,9 +51,16 @@ class Results(BaseModel):
     task: Literal["retrieval", "nearmiss"]
     main_metric: str
     main_score: float | None
+    main_score_ci95: tuple[float, float] | None = Field(
+        default=None,
+        description="95% interval of main_score: percentile bootstrap over queries / items, resampled within each dataset "
+        "(1000 resamples, seed 0); null when not computed (results from before per-item scores, an incomplete suite, "
+        "a main metric with no per-item value)",
+    )
     complete: bool
     datasets: dict[str, dict[str, float]]
     aggregate: dict[str, float] = Field(default_factory=dict)
+    ci95: dict[str, tuple[float, float]] = Field(default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its queries / items)")
     skipped: dict[str, str] = Field(default_factory=dict, description="dataset -> reason")
     details: dict[str, Any] = Field(default_factory=dict, description="suite-specific extras")
     metadata: Metadata
@@ -81,11 +88,16 @@ def results_files(results_dir: Path, *, anywhere: bool = False) -> list[Path]:
     return sorted(p for p in found if p.is_file() and not p.name.startswith("."))
 
 
-def write_results(path: Path, results: Results) -> None:
+def results_json(path: Path, results: Results) -> str:
+    """The results file's text; refuses (CBenchError naming ``path``) a NaN/inf anywhere."""
     try:
-        text = json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
+        return json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=False, allow_nan=False)
     except ValueError as e:  # NaN/inf somewhere (details, aggregate): refuse, nothing written
         raise CBenchError(f"refusing to write results: {e}", source=path) from None
+
+
+def write_results(path: Path, results: Results) -> None:
+    text = results_json(path, results)
     try:
         atomic_write_text(path, text + "\n")  # nothing half-written: a temporary file is renamed or removed
     except OSError as e:  # disk full, read-only, permission, a file in the way

@@ -18,9 +18,11 @@ from pydantic import ValidationError
 
 from harness.errors import CBenchError, DataUnavailable, first_validation_error
 from harness.provenance import environment, now
-from harness.results import Metadata, Results, os_reason, read_results, results_path, write_results
+from harness.results import Metadata, Results, os_reason, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer
+from harness.sidecar import ItemScores, SidecarHeader, main_values, read_sidecar, sidecar_path, write_sidecar
+from harness.stats.intervals import mean_ci, mean_of_means
 from harness.submissions import Submission
 from harness.suites.base import EvalOptions, Suite
 
@@ -37,9 +39,18 @@ class DatasetRecord:
     counters: dict[str, int] | None = None
     revision: str | None = None
     source: str = ""
+    items: list[ItemScores] | None = None  # per query / item: the sidecar's lines for this dataset
+    values: list[float] | None = field(default=None, init=False)  # each item's main-metric value
+    ci95: tuple[float, float] | None = field(default=None, init=False)
+
+    def with_interval(self, main_metric: str) -> DatasetRecord:
+        """Fill ``values`` and ``ci95`` (bootstrap over the items) when the main metric is per item."""
+        self.values = main_values(self.items or [], main_metric)
+        self.ci95 = mean_ci([self.values]) if self.values else None
+        return self
 
     @classmethod
-    def from_results(cls, old: Results, name: str) -> DatasetRecord:
+    def from_results(cls, old: Results, name: str, items: list[ItemScores]) -> DatasetRecord:
         m = old.metadata
         return cls(
             metrics=old.datasets[name],
@@ -48,7 +59,8 @@ class DatasetRecord:
             counters=m.counters.get(name),
             revision=m.dataset_revisions.get(name),
             source=m.dataset_sources.get(name, ""),
-        )
+            items=items,
+        ).with_interval(old.main_metric)
 
 
 @dataclass
@@ -116,10 +128,11 @@ def run_suite(
 ) -> SuiteOutcome:
     """``dependencies``: hashes of the submissions ``sub`` builds on (Registry.dependencies)."""
     path = results_path(results_dir, sub.name, suite.name)
+    spath = sidecar_path(path)
     deps = dict(dependencies or {})
     fingerprints = scorer.fingerprints()
     with _results_lock(path):
-        for stale in path.parent.glob(f".tmp-*-{path.name}"):  # a killed writer's; we hold the lock
+        for stale in [*path.parent.glob(f".tmp-*-{path.name}"), *path.parent.glob(f".tmp-*-{spath.name}")]:  # a killed writer's; we hold the lock
             stale.unlink(missing_ok=True)
         old: Results | None = None
         if path.exists() and not overwrite:
@@ -130,7 +143,8 @@ def run_suite(
             if old is not None and (why := _compatible(old, sub, deps, fingerprints, suite, opts)):
                 log.warning("%s: %s; recomputing all datasets", path, why)
                 old = None
-        records: dict[str, DatasetRecord] = {n: DatasetRecord.from_results(old, n) for n in old.datasets} if old else {}
+        old_items = _reusable_items(spath, old) if old is not None else {}
+        records = {n: DatasetRecord.from_results(old, n, old_items[n]) for n in old.datasets if n in old_items} if old else {}
         outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
         try:
             names = suite.dataset_names()
@@ -165,15 +179,54 @@ def run_suite(
                 counters={k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)},
                 revision=suite.revision(data),
                 source=suite.source(data),
-            )
+                items=[it if it.dataset == name else it.model_copy(update={"dataset": name}) for it in result.items or []],
+            ).with_interval(suite.main_metric)
             outcome.computed.append(name)
             results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
-            write_results(path, results)  # after every dataset: a killed run resumes here
+            _write(path, spath, results, records)  # after every dataset: a killed run resumes here
         results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
-        if outcome.computed or old is None or old.skipped != results.skipped:
-            write_results(path, results)
+        if outcome.computed or old is None or old.skipped != results.skipped or not spath.exists():
+            _write(path, spath, results, records)
         outcome.results = results
         return outcome
+
+
+def _write(path: Path, spath: Path, results: Results, records: dict[str, DatasetRecord]) -> None:
+    """The sidecar first, then the results file (each atomic). A run killed in between leaves a
+    sidecar ahead of the results; the datasets it has that the results lack are recomputed.
+    Results that cannot be written (a NaN in details) are refused before either file is touched."""
+    results_json(path, results)
+    items = [it for n in results.datasets for it in records[n].items or []]
+    counts = {n: len(records[n].items or []) for n in results.datasets}
+    write_sidecar(spath, SidecarHeader.from_results(results, counts), items)
+    try:
+        write_results(path, results)
+    except CBenchError:
+        if not path.exists():  # the first write failed (disk full): leave no per-item scores without results
+            spath.unlink(missing_ok=True)
+        raise
+
+
+def _reusable_items(spath: Path, old: Results) -> dict[str, list[ItemScores]]:
+    """Per dataset of a resumable results file, its per-item scores from the sidecar: only datasets
+    the sidecar holds with exactly the results file's metrics (the others are recomputed)."""
+    if not spath.exists():
+        if old.datasets:
+            log.warning("%s: no per-item scores beside it (%s missing); recomputing", spath.with_name(f"{old.suite}.json"), spath.name)
+        return {}
+    try:
+        sc = read_sidecar(spath)
+    except CBenchError as e:
+        log.warning("%s; recomputing", e.line)
+        return {}
+    if not sc.header.matches(SidecarHeader.from_results(old)):
+        log.warning("%s: made for other results; recomputing", spath)
+        return {}
+    by = sc.by_dataset()
+    keep = {n: by.get(n, []) for n in old.datasets if sc.header.datasets.get(n) == old.datasets[n] and sc.header.items.get(n) == len(by.get(n, []))}
+    if missing := [n for n in old.datasets if n not in keep]:
+        log.warning("%s: no per-item scores for %s; recomputing", spath, ", ".join(missing))
+    return keep
 
 
 def _assemble(
@@ -217,24 +270,31 @@ def _assemble(
         date=now(),
         command=shlex.join(["cbench", *sys.argv[1:]]),
     )
+    ci95 = {n: r.ci95 for n, r in done.items() if r.ci95 is not None}
+    main_ci = None
+    groups = [r.values for r in done.values()]
+    if main is not None and all(groups) and abs(mean_of_means(groups) - main) <= 1e-9:  # the main score is the mean over datasets
+        main_ci = mean_ci(groups)  # type: ignore[arg-type]
     try:
         details = {n: r.details for n, r in done.items() if r.details is not None}
-        return _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details)
+        return _results(sub, suite, meta, main, main_ci, complete, ordered, aggregate, ci95, skipped, details)
     except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
         where, msg = first_validation_error(e, root="results")
         raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
 
 
-def _results(sub, suite, meta, main, complete, ordered, aggregate, skipped, details) -> Results:
+def _results(sub, suite, meta, main, main_ci, complete, ordered, aggregate, ci95, skipped, details) -> Results:
     return Results(
         submission=sub.name,
         suite=suite.name,
         task=suite.task,  # type: ignore[arg-type]
         main_metric=suite.main_metric,
         main_score=main,
+        main_score_ci95=main_ci,
         complete=complete,
         datasets=ordered,
         aggregate=aggregate,
+        ci95=ci95,
         skipped={n: r for n, r in skipped.items() if n not in ordered},
         details=details,
         metadata=meta,

@@ -12,6 +12,7 @@ COMMAND_MODULES = [
     "verifier",
     "distill",
     "finetune",
+    "compare",
 ]
 
 

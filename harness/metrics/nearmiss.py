@@ -18,6 +18,11 @@ comparisons per item, s(a, pos_x) > s(a, neg_y) (strict):
   negatives (s(a, neg_close), s(a, neg_far)); mean_sim_positive / mean_sim_negative / sim_gap.
 For pairs only the statistics defined for them are reported (mean_sim_negative, and auroc /
 false_accept@95 / mean_sim_positive when labelled meaning-preserving pairs are present).
+
+Per item (``triplet_item_values`` / ``item_item_values``): every accuracy above as one value per
+item, so that the dataset's value is the mean of the items' values (kept with the per-item scores
+beside the results file; what intervals and paired tests resample). The similarity means follow
+from the comparisons' scores kept beside them; AUROC and false_accept@95 are not means over items.
 """
 
 from __future__ import annotations
@@ -54,6 +59,29 @@ def triplet_metrics(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | None 
         out["tot_accuracy"] = float(np.mean((s_ap > s_an) & (s_ap > s_pn)))
     out.update(_binary(s_ap, s_an))
     return out
+
+
+def triplet_item_values(s_ap: np.ndarray, s_an: np.ndarray, s_pn: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Per triplet: its value (0 or 1) of each accuracy of ``triplet_metrics``."""
+    s_ap, s_an = np.asarray(s_ap, dtype=np.float64), np.asarray(s_an, dtype=np.float64)
+    out = {"triplet_accuracy": (s_ap > s_an).astype(np.float64)}
+    if s_pn is not None:
+        s_pn = np.asarray(s_pn, dtype=np.float64)
+        out["tot_accuracy"] = ((s_ap > s_an) & (s_ap > s_pn)).astype(np.float64)
+    return out
+
+
+def item_item_values(s_pc: np.ndarray, s_pf: np.ndarray, s_nc: np.ndarray, s_nf: np.ndarray) -> dict[str, np.ndarray]:
+    """Per five-text item: its value of each accuracy of ``item_metrics`` (triplet accuracy = the
+    item's share of its four comparisons right; group accuracy and each cell = 0 or 1)."""
+    from harness.data.nearmiss import CELL_NAMES
+
+    ok = item_outcomes(s_pc, s_pf, s_nc, s_nf).astype(np.float64)
+    return {
+        "triplet_accuracy": ok.mean(axis=1),
+        "group_accuracy": ok.min(axis=1),
+        **{f"cell_{name}": ok[:, i] for i, name in enumerate(CELL_NAMES)},
+    }
 
 
 def item_outcomes(s_pc: np.ndarray, s_pf: np.ndarray, s_nc: np.ndarray, s_nf: np.ndarray) -> np.ndarray:

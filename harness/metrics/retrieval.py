@@ -55,8 +55,12 @@ def per_query(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]
     return out
 
 
-def evaluate(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
-    """Mean of each metric over judged queries."""
-    rows = per_query(qrels, run)
+def mean(rows: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Mean of each metric over the rows of ``per_query`` (empty when there are none)."""
     n = len(rows)
     return {name: sum(r[name] for r in rows.values()) / n for name in ALL_METRICS} if n else {}
+
+
+def evaluate(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float]:
+    """Mean of each metric over judged queries."""
+    return mean(per_query(qrels, run))

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
+from harness.sidecar import ItemScores
 
 
 class LeaderboardFacts(BaseModel):
@@ -66,6 +67,7 @@ class DatasetOutcome:
     metrics: dict[str, float]
     timings: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
+    items: list[ItemScores] | None = None  # per query / item, kept beside the results file (None: the type keeps none)
 
 
 class Suite(ABC):

@@ -11,12 +11,13 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.data.nearmiss import Format, NearMissData, NearMissItem, Pair, Triplet, read_records
+from harness.data.nearmiss import CELL_NAMES, CELLS, Format, NearMissData, NearMissItem, Pair, Triplet, read_records
 from harness.errors import CBenchError, DataUnavailable
-from harness.metrics.nearmiss import item_metrics, pair_metrics, triplet_metrics
+from harness.metrics.nearmiss import item_item_values, item_metrics, pair_metrics, triplet_item_values, triplet_metrics
 from harness.model_refs import hub_offline
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
+from harness.sidecar import Comparison, ItemScores, PairScore
 from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
@@ -122,7 +123,9 @@ class NearMissSuite(Suite):
             s = scorer.score_pairs(a * 4, [getattr(r, f) for f in ("pos_close", "pos_far", "neg_close", "neg_far") for r in data.items])
             _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
-            metrics = item_metrics(s[:k], s[k : 2 * k], s[2 * k : 3 * k], s[3 * k :])
+            parts = s[:k], s[k : 2 * k], s[2 * k : 3 * k], s[3 * k :]
+            metrics = item_metrics(*parts)
+            items = _item_scores(data.name, [r.id for r in data.items], item_item_values(*parts), _item_comparisons(*parts))
         elif data.triplets:
             a = [t.anchor for t in data.triplets]
             p = [t.positive for t in data.triplets]
@@ -137,12 +140,16 @@ class NearMissSuite(Suite):
             _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = triplet_metrics(s_ap, s_an, s_pn)
+            comparisons = [("anchor_negative", s_ap, s_an)] + ([("positive_negative", s_ap, s_pn)] if s_pn is not None else [])
+            items = _item_scores(data.name, [t.id for t in data.triplets], triplet_item_values(s_ap, s_an, s_pn), comparisons)
         else:
             s = scorer.score_pairs([q.sentence1 for q in data.pairs], [q.sentence2 for q in data.pairs])
             _check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
-        return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details={"items": len(data.items) or len(data.triplets) or len(data.pairs)})
+            items = [ItemScores(dataset=data.name, id=str(i), pair=PairScore(score=float(x), label=q.label)) for i, (x, q) in enumerate(zip(s, data.pairs, strict=True))]
+        details = {"items": len(data.items) or len(data.triplets) or len(data.pairs)}
+        return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details=details, items=items)
 
     def aggregate(self, datasets: dict[str, dict[str, float]]) -> dict[str, float]:
         agg = super().aggregate(datasets)
@@ -150,6 +157,27 @@ class NearMissSuite(Suite):
         if datasets:
             agg["n"] = float(sum(m.get("n", 0) for m in datasets.values()))
         return agg
+
+
+def _item_comparisons(s_pc, s_pf, s_nc, s_nf) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """The four comparisons of five-text items, cells in CELL_NAMES order: (name, positive, negative)."""
+    by_field = {"pos_close": s_pc, "pos_far": s_pf, "neg_close": s_nc, "neg_far": s_nf}
+    return [(name, by_field[p], by_field[n]) for name, (p, n) in zip(CELL_NAMES, CELLS, strict=True)]
+
+
+def _item_scores(dataset: str, ids: list[str], values: dict[str, np.ndarray], comparisons: list[tuple[str, np.ndarray, np.ndarray]]) -> list[ItemScores]:
+    """One record per item: its per-item metric values and each comparison's two scores and outcome."""
+    cols = {k: np.asarray(v, dtype=np.float64).tolist() for k, v in values.items()}
+    comps = [(name, np.asarray(p, dtype=np.float64).tolist(), np.asarray(n, dtype=np.float64).tolist()) for name, p, n in comparisons]
+    return [
+        ItemScores(
+            dataset=dataset,
+            id=item_id,
+            metrics={k: v[i] for k, v in cols.items()},
+            comparisons=[Comparison(name=name, positive=p[i], negative=n[i], correct=p[i] > n[i]) for name, p, n in comps],
+        )
+        for i, item_id in enumerate(ids)
+    ]
 
 
 def _check_finite(scores: np.ndarray, name: str, scorer: Scorer) -> None:

@@ -16,6 +16,7 @@ from harness.errors import CBenchError, DataUnavailable
 from harness.metrics import retrieval as metrics
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
+from harness.sidecar import ItemScores
 from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
@@ -39,7 +40,9 @@ class RetrievalSuite(Suite):
                 source=f"submission {scorer.config.name}",
                 field=f"dataset {data.name}",
             )
-        scores = metrics.evaluate(data.qrels, run)
+        rows = metrics.per_query(data.qrels, run)
+        scores = metrics.mean(rows)
+        items = [ItemScores(dataset=data.name, id=qid, metrics=row) for qid, row in rows.items()]
         details = {"queries": len(data.queries), "documents": len(data.corpus), "top_k": opts.top_k, "notes": data.notes}
         if scorer.first_stage_run is not None:  # a reranker: its first stage's scores and the change
             before = metrics.evaluate(data.qrels, scorer.first_stage_run)
@@ -47,7 +50,7 @@ class RetrievalSuite(Suite):
             details["change_vs_first_stage"] = {k: scores[k] - before[k] for k in scores}
             scorer.first_stage_run = None
         t2 = time.perf_counter()
-        return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details)
+        return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details, items=items)
 
 
 class BeirDataset(BaseModel):

@@ -53,3 +53,22 @@ def test_item_metrics_four_cells_group_and_pooled_auroc_by_hand():
     wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
     assert m["auroc"] == pytest.approx(wins / 36)
     assert m["sim_gap"] == pytest.approx(pos.mean() - neg.mean())
+
+
+def test_per_item_values_average_to_the_dataset_metrics():
+    """Every accuracy is the mean of its per-item values (what intervals resample)."""
+    from harness.metrics.nearmiss import item_item_values, item_metrics, triplet_item_values, triplet_metrics
+
+    rng = np.random.default_rng(0)
+    s_ap, s_an, s_pn = rng.random(50), rng.random(50), rng.random(50)
+    whole, per = triplet_metrics(s_ap, s_an, s_pn), triplet_item_values(s_ap, s_an, s_pn)
+    assert set(per) == {"triplet_accuracy", "tot_accuracy"}
+    for k, v in per.items():
+        assert len(v) == 50 and v.mean() == pytest.approx(whole[k], abs=1e-12), k
+    four = [rng.random(40) for _ in range(4)]
+    whole, per = item_metrics(*four), item_item_values(*four)
+    assert set(per) == {k for k in whole if k.endswith("_accuracy") or k.startswith("cell_")}
+    assert len(per) == 6
+    for k, v in per.items():
+        assert len(v) == 40 and v.mean() == pytest.approx(whole[k], abs=1e-12), k
+    assert set(np.unique(per["triplet_accuracy"])) <= {0.0, 0.25, 0.5, 0.75, 1.0}

@@ -1,0 +1,81 @@
+"""`cbench compare A B --suite S`: is A's main score different from B's, per dataset and overall."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.errors import CBenchError
+from harness.ui import err_console, fail, out_console, print_table
+
+
+class CompareFormat(str, Enum):
+    table = "table"
+    json = "json"
+
+
+def _p(p: float) -> str:
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
+def _ci(ci: tuple[float, float] | None) -> str:
+    return f"[{ci[0]:+.4f}, {ci[1]:+.4f}]" if ci is not None else "—"
+
+
+def compare(
+    a: Annotated[str, typer.Argument(help="Submission A (its folder under the results dir).")],
+    b: Annotated[str, typer.Argument(help="Submission B.")],
+    suite: Annotated[str, typer.Option("--suite", "-s", help="Suite name: compares <results-dir>/A/<suite>.json with B's.")],
+    results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")] = None,
+    fmt: Annotated[CompareFormat, typer.Option("--format", help="table: a table on stdout; json: the report as JSON on stdout.")] = CompareFormat.table,
+) -> None:
+    """Paired comparison A - B of the main metric: difference, 95% bootstrap interval, p-value (McNemar exact or paired permutation)."""
+    from harness.compare import compare as run_compare
+    from harness.paths import DEFAULT_RESULTS_DIR
+
+    try:
+        report = run_compare(results_dir or DEFAULT_RESULTS_DIR, a, b, suite)
+    except CBenchError as e:
+        fail(e)
+    if fmt is CompareFormat.json:
+        typer.echo(report.model_dump_json(indent=2))
+        return
+    _print_table(report)
+    for note in report.notes:
+        err_console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_table(report) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=f"cbench compare: {report.a} − {report.b} on {report.suite} ({report.main_metric})", title_justify="left")
+    for col, right in (("dataset", False), ("n", True), (report.a, True), (report.b, True), ("A − B", True), ("95% CI", True), ("p", True), ("test", False)):
+        table.add_column(col, justify="right" if right else "left")
+    rows = [*report.datasets, *([report.suite_row] if report.suite_row else [])]
+    for r in rows:
+        test = r.test + (f" (b={r.discordant[0]}, c={r.discordant[1]})" if r.discordant else "")
+        cells = [r.dataset, str(r.n), f"{r.a:.4f}", f"{r.b:.4f}", f"{r.difference:+.4f}", _ci(r.ci95), _p(r.p_value), test]
+        table.add_row(*(Text(c) for c in cells), style="bold" if r.dataset == "(suite)" else None)
+    print_table(table)
+    used = {r.test for r in rows}
+    tests = []
+    if "mcnemar-exact" in used:
+        tests.append("McNemar's exact test on the correct / incorrect outcomes (b = items A gets right and B wrong, c = the reverse)")
+    if used & {"paired-permutation", "stratified-paired-permutation"}:
+        tests.append(f"paired permutation test ({report.permutation_resamples} random sign flips, seed {report.seed}, exact when fewer patterns; the suite row flips within datasets)")
+    out_console.print(
+        f"A = {report.a}, B = {report.b}; A − B from the results files. 95% CI: percentile bootstrap over the paired "
+        f"differences ({report.bootstrap_resamples} resamples, seed {report.seed}; the suite row resamples within each dataset). "
+        f"p, two-sided: {'; '.join(tests)}. Not corrected for multiple comparisons.",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)

@@ -1,0 +1,148 @@
+"""Paired comparison of two submissions on one suite, from their results files and per-item scores.
+
+Per dataset: the difference A - B of the main metric (the results files' values), a 95% interval
+(percentile bootstrap over the paired items' differences) and a two-sided p-value: for near-miss
+suites whose per-item value is a correct / incorrect outcome (triplet or TOT accuracy of
+triplets), McNemar's exact test; otherwise the paired permutation test (retrieval: nDCG@10 per
+query; five-text items: the item's share of its four comparisons right, so that an item's four
+comparisons, which are not independent, stay together). On 0/1 values the two tests agree (the
+exact sign-flip test of differences in {-1, 0, 1} is the binomial test of the discordant pairs). For the suite: the difference of the main
+scores, the bootstrap and the permutation test resampling within each dataset (stratified) with
+the suite's statistic, the unweighted mean over datasets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.errors import CBenchError
+from harness.results import Results, read_results, results_path
+from harness.sidecar import ItemScores, main_values, read_sidecar, sidecar_path, sidecar_problems
+from harness.stats.intervals import CONFIDENCE, N_RESAMPLES, SEED, mean_ci
+from harness.stats.paired import N_PERMUTATIONS, discordant, mcnemar_p, permutation_p
+
+SUITE_ROW = "(suite)"
+Test = Literal["mcnemar-exact", "paired-permutation", "stratified-paired-permutation"]
+
+
+class CompareRow(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str = Field(description=f"dataset name, or {SUITE_ROW} for the suite's main score")
+    n: int = Field(description="paired queries / items")
+    a: float = Field(description="A's score (its results file)")
+    b: float = Field(description="B's score (its results file)")
+    difference: float = Field(description="a - b")
+    ci95: tuple[float, float] | None = Field(description="95% interval of the difference; null when fewer than 2 items")
+    p_value: float = Field(description="two-sided")
+    test: Test
+    discordant: tuple[int, int] | None = Field(default=None, description="McNemar: (items A right and B wrong, items A wrong and B right)")
+
+
+class CompareReport(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    suite: str
+    main_metric: str
+    confidence: float = CONFIDENCE
+    bootstrap_resamples: int = N_RESAMPLES
+    permutation_resamples: int = N_PERMUTATIONS
+    seed: int = SEED
+    datasets: list[CompareRow]
+    suite_row: CompareRow | None = Field(description="null when either suite is incomplete or they cover different datasets")
+    notes: list[str] = Field(default_factory=list)
+
+
+def load_scored(results_dir: Path, submission: str, suite: str) -> tuple[Results, dict[str, list[ItemScores]]]:
+    """A results file and its per-item scores by dataset, checked against each other."""
+    path = results_path(results_dir, submission, suite)
+    if not path.is_file():
+        raise CBenchError(f"no results file; run: cbench run --model {submission} --suite {suite}", source=path)
+    r = read_results(path)
+    spath = sidecar_path(path)
+    rerun = f"rerun: cbench run --model {submission} --suite {suite} --overwrite"
+    if not spath.is_file():
+        raise CBenchError(f"no per-item scores (results made before cbench kept them); {rerun}", source=spath)
+    sc = read_sidecar(spath)
+    if problems := sidecar_problems(sc, r):
+        field, message = problems[0]
+        raise CBenchError(f"{message}; {rerun}", source=spath, field=field)
+    return r, sc.by_dataset()
+
+
+def _paired(a: str, b: str, ds: str, items_a: list[ItemScores], items_b: list[ItemScores], metric: str) -> tuple[np.ndarray, np.ndarray]:
+    by_b = {it.id: it for it in items_b}
+    ids = [it.id for it in items_a]
+    if set(ids) != set(by_b):
+        common = len(set(ids) & set(by_b))
+        raise CBenchError(
+            f"{a} and {b} were scored on different items ({len(ids)} and {len(by_b)}, {common} in common); "
+            "run both on the same data with the same --limit-queries",
+            source="cbench compare",
+            field=f"dataset {ds}",
+        )
+    if not ids:
+        raise CBenchError("no per-item scores for this dataset (its suite type keeps none)", source="cbench compare", field=f"dataset {ds}")
+    va, vb = main_values(items_a, metric), main_values([by_b[i] for i in ids], metric)
+    if va is None or vb is None:
+        raise CBenchError(f"{metric} has no per-item value (it is not a mean over items), so it cannot be compared item by item", source="cbench compare", field=f"dataset {ds}")
+    return np.asarray(va, dtype=np.float64), np.asarray(vb, dtype=np.float64)
+
+
+def _outcomes(task: str, pairs: list[tuple[np.ndarray, np.ndarray]]) -> bool:
+    """Whether the main metric is a correct / incorrect outcome per item: a near-miss suite whose
+    per-item values are all 0 or 1, for both submissions, on every dataset (decided once per suite,
+    so that every dataset gets the same test)."""
+    return task == "nearmiss" and all(bool(np.all(np.isin(v, (0.0, 1.0)))) for pair in pairs for v in pair)
+
+
+def _dataset_row(ds: str, ra: Results, rb: Results, va: np.ndarray, vb: np.ndarray, outcomes: bool) -> CompareRow:
+    m = ra.main_metric
+    x, y = ra.datasets[ds][m], rb.datasets[ds][m]
+    d = va - vb
+    if outcomes:  # correct / incorrect per item
+        counts = discordant(va, vb)
+        p, test = mcnemar_p(*counts), "mcnemar-exact"
+    else:
+        counts, p, test = None, permutation_p([d]), "paired-permutation"
+    return CompareRow(dataset=ds, n=len(d), a=x, b=y, difference=x - y, ci95=mean_ci([d]), p_value=p, test=test, discordant=counts)  # type: ignore[arg-type]
+
+
+def compare(results_dir: Path, a: str, b: str, suite: str) -> CompareReport:
+    ra, items_a = load_scored(results_dir, a, suite)
+    rb, items_b = load_scored(results_dir, b, suite)
+    if ra.main_metric != rb.main_metric:
+        raise CBenchError(f"main metrics differ: {a} has {ra.main_metric}, {b} has {rb.main_metric}", source="cbench compare", field=f"suite {suite}")
+    notes: list[str] = []
+    if ra.metadata.suite_hash != rb.metadata.suite_hash:
+        notes.append(f"the suite definition differs between the two runs (suite_hash {ra.metadata.suite_hash} vs {rb.metadata.suite_hash}); items are paired by id")
+    common = [ds for ds in ra.datasets if ds in rb.datasets]
+    for who, r, other in ((a, ra, rb), (b, rb, ra)):
+        if only := [ds for ds in r.datasets if ds not in other.datasets]:
+            notes.append(f"only {who} has {', '.join(only)}: not compared")
+    pairs = [_paired(a, b, ds, items_a.get(ds, []), items_b.get(ds, []), ra.main_metric) for ds in common]
+    outcomes = _outcomes(ra.task, pairs)
+    rows = [_dataset_row(ds, ra, rb, va, vb, outcomes) for ds, (va, vb) in zip(common, pairs, strict=True)]
+    diffs = [va - vb for va, vb in pairs]
+    suite_row = None
+    if ra.main_score is not None and rb.main_score is not None and set(ra.datasets) == set(rb.datasets) and diffs:
+        diff = ra.main_score - rb.main_score
+        suite_row = CompareRow(
+            dataset=SUITE_ROW,
+            n=sum(len(d) for d in diffs),
+            a=ra.main_score,
+            b=rb.main_score,
+            difference=diff,
+            ci95=mean_ci(diffs),
+            p_value=permutation_p(diffs),
+            test="stratified-paired-permutation",
+        )
+    else:
+        notes.append("no suite row: a suite is incomplete or the two cover different datasets")
+    return CompareReport(a=a, b=b, suite=suite, main_metric=ra.main_metric, datasets=rows, suite_row=suite_row, notes=notes)

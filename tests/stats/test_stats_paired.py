@@ -1,0 +1,57 @@
+"""harness.stats.paired: McNemar's exact test and the paired permutation (sign-flip) test."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from harness.stats.paired import discordant, mcnemar_p, permutation_p
+
+
+def test_mcnemar_exact_textbook_value():
+    # b = 10 discordant pairs one way, c = 2 the other: under H0 X ~ Binomial(12, 1/2),
+    # exact two-sided p = 2 * P(X <= 2) = 2 * (1 + 12 + 66) / 4096 = 0.03857421875
+    expected = 2 * sum(comb(12, k) for k in range(3)) / 2**12
+    assert expected == 0.03857421875
+    assert mcnemar_p(10, 2) == pytest.approx(expected, abs=1e-12)
+    assert mcnemar_p(2, 10) == pytest.approx(expected, abs=1e-12)  # symmetric
+    assert round(mcnemar_p(10, 2), 4) == 0.0386
+
+
+def test_mcnemar_edge_cases():
+    assert mcnemar_p(0, 0) == 1.0  # no discordant pairs: no evidence either way
+    assert mcnemar_p(3, 3) == 1.0
+    assert mcnemar_p(6, 0) == pytest.approx(2 / 2**6)
+
+
+def test_discordant_counts():
+    a = [1, 1, 0, 0, 1, 1]
+    b = [1, 0, 1, 0, 0, 1]
+    assert discordant(a, b) == (2, 1)
+
+
+def test_permutation_exact_by_hand():
+    # differences 1, 2, 3: 8 sign patterns, mean 2 observed; |mean| >= 2 only for +++ and ---
+    assert permutation_p([[1.0, 2.0, 3.0]]) == pytest.approx(2 / 8)
+    assert permutation_p([[0.0, 0.0, 0.0]]) == 1.0
+
+
+def test_permutation_stratified_statistic_and_seed():
+    # group 1 (1, 1) and group 2 (0.5, -0.5): statistic = mean of the group means = (1 + 0) / 2 = 0.5.
+    # 16 sign patterns. Group 1's signs agree (4 of them: group-1 mean +-1): statistic = (+-1 + m2) / 2
+    # with m2 in {0, 0, 0.5, -0.5}, so |statistic| >= 0.5 for 3 of 4 patterns of group 2; they differ
+    # (group-1 mean 0): |m2 / 2| <= 0.25, never. p = (2 * 3) / 16
+    assert permutation_p([[1.0, 1.0], [0.5, -0.5]]) == pytest.approx(6 / 16)
+    rng = np.random.default_rng(5)
+    d = rng.normal(1.0, 1.0, 60)  # a clear shift: p at its floor, two-sided 2 * (0 + 1) / (5000 + 1)
+    p1 = permutation_p([d[:20], d[20:]])
+    assert p1 == permutation_p([d[:20], d[20:]])  # seeded
+    assert p1 == pytest.approx(2 / 5001)
+
+
+def test_exact_sign_flip_on_outcomes_is_mcnemar():
+    # 0/1 outcomes: differences +1 (A right, B wrong) x10, -1 x2; 2^12 sign patterns, enumerated
+    d = [1.0] * 10 + [-1.0] * 2
+    assert permutation_p([d]) == pytest.approx(mcnemar_p(10, 2), abs=1e-12)

@@ -1,0 +1,166 @@
+"""Per-item scores and intervals through `cbench run`: a tiny BEIR suite (two folders) and tiny
+near-miss suites (five-text items, triplets) made here, scored by BM25 (no model, deterministic).
+
+The sidecar ``<suite>.items.jsonl.gz`` is written with the results file, reused with it, rewritten
+by --overwrite, byte-identical across identical runs, and a results file without one (made before
+cbench kept them) is recomputed on the next run."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from cbench_testutil import write_tiny_suites
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.results import read_results
+from harness.sidecar import SidecarHeader, main_values, read_sidecar, sidecar_problems
+
+runner = CliRunner()
+SUITES = ("tiny-ir", "tiny-items", "tiny-triplets")
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def suites(tmp_path):
+    return write_tiny_suites(tmp_path / "data")
+
+
+def run_bm25(suites, res, *extra: str):
+    args = ["run", "--model", "bm25", "--results-dir", str(res), "--quiet", *extra]
+    for s in SUITES:
+        args += ["--suite", str(suites[s])]
+    r = invoke(*args)
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def test_run_writes_sidecars_consistent_with_the_results(suites, tmp_path):
+    res = tmp_path / "res"
+    run_bm25(suites, res)
+    for s in SUITES:
+        results = read_results(res / "bm25" / f"{s}.json")
+        sc = read_sidecar(res / "bm25" / f"{s}.items.jsonl.gz")
+        assert sidecar_problems(sc, results) == []
+        assert sc.header == SidecarHeader.from_results(results, {ds: len(v) for ds, v in sc.by_dataset().items()})
+        by = sc.by_dataset()
+        assert list(by) == list(results.datasets)
+        for ds, items in by.items():
+            values = main_values(items, results.main_metric)
+            assert sum(values) / len(values) == pytest.approx(results.datasets[ds][results.main_metric], abs=1e-12)
+            low, high = results.ci95[ds]
+            assert low <= results.datasets[ds][results.main_metric] <= high
+        low, high = results.main_score_ci95
+        assert low <= results.main_score <= high
+    ir = read_sidecar(res / "bm25" / "tiny-ir.items.jsonl.gz").by_dataset()
+    assert [it.id for it in ir["one"]] == ["q1", "q2", "q3"]  # judged queries only
+    assert {"ndcg@10", "mrr@10", "recall@100", "map@100"} <= set(ir["two"][0].metrics)
+    items = read_sidecar(res / "bm25" / "tiny-items.items.jsonl.gz").items
+    assert [c.name for c in items[0].comparisons] == ["close_close", "close_far", "far_close", "far_far"]
+    assert items[0].metrics["triplet_accuracy"] == sum(c.correct for c in items[0].comparisons) / 4
+    triplets = read_sidecar(res / "bm25" / "tiny-triplets.items.jsonl.gz").items
+    assert len(triplets) == 10 and all(len(t.comparisons) == 1 and t.comparisons[0].name == "anchor_negative" for t in triplets)
+    assert all(t.metrics["triplet_accuracy"] == float(t.comparisons[0].correct) for t in triplets)
+
+
+def test_sidecar_is_deterministic_gzip(suites, tmp_path):
+    run_bm25(suites, tmp_path / "a")
+    run_bm25(suites, tmp_path / "b")
+    for s in SUITES:
+        one = (tmp_path / "a" / "bm25" / f"{s}.items.jsonl.gz").read_bytes()
+        two = (tmp_path / "b" / "bm25" / f"{s}.items.jsonl.gz").read_bytes()
+        assert one == two  # the results files differ (date, timings); the scores do not
+        assert one[4:8] == b"\0\0\0\0" and not one[3] & 0x08  # gzip mtime 0, no file name
+    assert json.loads(gzip.decompress(one).splitlines()[0])["sidecar_version"] == 1
+
+
+def test_rerun_reuses_and_overwrite_rewrites(suites, tmp_path, monkeypatch):
+    import harness.runner
+
+    written: list[str] = []
+
+    def spy(path, header, items):
+        written.append(path.name)
+        real(path, header, items)
+
+    real = harness.runner.write_sidecar
+    monkeypatch.setattr(harness.runner, "write_sidecar", spy)
+    res = tmp_path / "res"
+    run_bm25(suites, res)
+    assert sorted(set(written)) == sorted(f"{s}.items.jsonl.gz" for s in SUITES)
+    path = res / "bm25" / "tiny-ir.items.jsonl.gz"
+    before = path.read_bytes()
+    written.clear()
+    r = run_bm25(suites, res)
+    assert "reused" in r.stdout and "computed" not in r.stdout
+    assert written == []  # reused with the results file, not rewritten
+    r = run_bm25(suites, res, "--overwrite")
+    assert "computed" in r.stdout and "reused" not in r.stdout
+    assert "tiny-ir.items.jsonl.gz" in written  # rewritten with the results file ...
+    assert path.read_bytes() == before  # ... with the same scores
+    assert not list(res.rglob(".*"))  # no temporary or lock file left
+
+
+def test_results_without_a_sidecar_are_recomputed(suites, tmp_path):
+    """Results from before per-item scores: they still load, and the next run recomputes them."""
+    res = tmp_path / "res"
+    run_bm25(suites, res)
+    results_file = res / "bm25" / "tiny-ir.json"
+    old = json.loads(results_file.read_text())
+    for key in ("main_score_ci95", "ci95"):
+        del old[key]
+    results_file.write_text(json.dumps(old, indent=2))
+    (res / "bm25" / "tiny-ir.items.jsonl.gz").unlink()
+    loaded = read_results(results_file)
+    assert loaded.main_score_ci95 is None and loaded.ci95 == {}
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(res))
+    assert r.exit_code == 0, r.output
+    assert "no per-item scores beside it" in " ".join(r.stderr.split())
+    assert r.stdout.count("computed") == 2
+    again = read_results(results_file)
+    assert again.datasets == loaded.datasets and again.main_score_ci95 is not None
+    assert sidecar_problems(read_sidecar(res / "bm25" / "tiny-ir.items.jsonl.gz"), again) == []
+
+
+def test_sidecar_ahead_of_the_results_recomputes_only_that_dataset(suites, tmp_path):
+    """A run killed between the two writes leaves the sidecar with a dataset the results lack:
+    the results' other datasets are reused, the missing one is computed."""
+    res = tmp_path / "res"
+    run_bm25(suites, res)
+    results_file = res / "bm25" / "tiny-ir.json"
+    data = json.loads(results_file.read_text())
+    del data["datasets"]["two"]
+    data["complete"], data["main_score"], data["main_score_ci95"] = False, None, None
+    results_file.write_text(json.dumps(data, indent=2))
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(res), "--quiet")
+    assert r.exit_code == 0, r.output
+    rows = {ln.split("│")[2].strip(): ln for ln in r.stdout.splitlines() if "tiny-ir" in ln and "│" in ln}
+    assert "reused" in rows["one"] and "computed" in rows["two"]
+    final = read_results(results_file)
+    assert final.complete and sidecar_problems(read_sidecar(res / "bm25" / "tiny-ir.items.jsonl.gz"), final) == []
+
+
+def test_tampered_sidecar_is_not_reused(suites, tmp_path):
+    res = tmp_path / "res"
+    run_bm25(suites, res)
+    path = res / "bm25" / "tiny-triplets.items.jsonl.gz"
+    path.write_bytes(b"not gzip")
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-triplets"]), "--results-dir", str(res))
+    assert r.exit_code == 0, r.output
+    assert "unreadable per-item scores" in " ".join(r.stderr.split()) and r.stdout.count("computed") == 2
+    assert read_sidecar(path).header.suite == "tiny-triplets"
+
+
+def test_a_failed_results_write_leaves_no_sidecar_behind(suites, tmp_path, monkeypatch):
+    from cbench_testutil import enospc_open
+
+    res = tmp_path / "res"
+    monkeypatch.setattr("harness.atomic.open", enospc_open(after_bytes=200, match="tiny-ir.json"), raising=False)
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(res), "--quiet")
+    assert r.exit_code == 2 and "No space left on device" in r.stderr
+    assert sorted(p.name for p in res.rglob("*")) == ["bm25"]  # no results, no sidecar, no temporary file
