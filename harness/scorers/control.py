@@ -13,7 +13,9 @@ A composition suite is valid only if these sit at chance on it (see
   1-2-gram TF-IDF; blind-embedding uses the pooled embedding of ``model`` (a
   sentence-transformers model, through the encoder kind and its cache).
 
-Controls score pairs only; they have no retrieval.
+Exact ties are broken by a seeded coin flip per pair (``tie_break``, on by default): the suites
+count a tie as a failure, which would put a control that often ties (length, a blind classifier
+that learned nothing) *below* chance. Controls score pairs only; they have no retrieval.
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ SURFACE = ("jaccard", "seqratio", "char3", "prefix", "length", "bm25")
 BLIND = ("blind-tfidf", "blind-embedding")
 
 
+TIE_EPS = 1e-9  # far below any real difference of the features (ratios, counts, BM25, logits)
+
+
+def coin(b: list[str]) -> np.ndarray:
+    """A uniform number in [0, 1) per candidate, from sha256 of its text: reproducible, independent
+    of order and batch, and blind to the anchor (so a blind control stays blind). Added times
+    TIE_EPS, it turns exact ties between two candidates into coin flips."""
+    return np.array([int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "big") / 2**64 for t in b], dtype=np.float64)
+
+
 class ControlConfig(SubmissionBase):
     kind: Literal["control"]
     feature: Literal["jaccard", "seqratio", "char3", "prefix", "length", "bm25", "blind-tfidf", "blind-embedding"]
@@ -43,6 +55,11 @@ class ControlConfig(SubmissionBase):
     model: str | None = Field(default=None, description="blind-embedding: sentence-transformers model")
     max_seq_length: int | None = Field(default=128, gt=0, le=32768)
     C: float = Field(default=1.0, gt=0, description="inverse regularisation of the logistic regression")
+    tie_break: bool = Field(
+        default=True,
+        description="break exact ties by a seeded coin flip per pair (a tie carries no information; "
+        "counted as failures, as the suites count them, ties would put a control below chance)",
+    )
 
     @model_validator(mode="after")
     def _needs(self) -> "ControlConfig":
@@ -135,11 +152,13 @@ class ControlScorer(Scorer):
             return np.zeros(0, dtype=np.float64)
         if self.cfg.feature in BLIND:
             clf = self.classifier
-            return np.asarray(clf.decision_function(self._features(list(b))), dtype=np.float64)
-        from harness.surface import feature_pairs
+            s = np.asarray(clf.decision_function(self._features(list(b))), dtype=np.float64)
+        else:
+            from harness.surface import feature_pairs
 
-        s = feature_pairs(self.cfg.feature, list(a), list(b))
-        return -s if self.cfg.negate else s
+            s = feature_pairs(self.cfg.feature, list(a), list(b))
+            s = -s if self.cfg.negate else s
+        return s + TIE_EPS * coin(list(b)) if self.cfg.tie_break else s
 
     def fingerprints(self) -> dict[str, str]:
         out: dict[str, str] = {}

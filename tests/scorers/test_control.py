@@ -31,7 +31,7 @@ def test_negate_flips_the_preference():
     plain = scorer(feature="jaccard").score_pairs(a, [p, n])
     neg = scorer(feature="jaccard", negate=True).score_pairs(a, [p, n])
     assert plain[0] > plain[1] and neg[0] < neg[1]
-    np.testing.assert_allclose(neg, -plain)
+    np.testing.assert_allclose(neg, -plain, rtol=0, atol=1e-8)  # up to the tie-breaking jitter
 
 
 def test_bm25_control_equals_the_lexical_kind():
@@ -40,7 +40,8 @@ def test_bm25_control_equals_the_lexical_kind():
     a = ["the dog bit the man", "stocks fell sharply", "the dog bit the man"]
     b = ["the man bit the dog", "stocks rose sharply", "a cat slept"]
     lex = LexicalScorer(LexicalConfig(name="bm25", kind="lexical"), RunContext()).score_pairs(a, b)
-    np.testing.assert_array_equal(scorer(feature="bm25").score_pairs(a, b), lex)
+    np.testing.assert_array_equal(scorer(feature="bm25", tie_break=False).score_pairs(a, b), lex)
+    np.testing.assert_allclose(scorer(feature="bm25").score_pairs(a, b), lex, rtol=0, atol=1e-9)
 
 
 def test_blind_tfidf_never_reads_the_anchor(tmp_path):
@@ -64,3 +65,19 @@ def test_controls_have_no_retrieval_and_blind_needs_data():
         ControlConfig(name="c", kind="control", feature="blind-tfidf")
     with pytest.raises(ValueError, match="surface features only"):
         ControlConfig(name="c", kind="control", feature="blind-tfidf", train_file="x", negate=True)
+
+
+def test_ties_become_coin_flips_that_ignore_the_anchor():
+    # "length" ties whenever the two candidates have the same number of words
+    anchors = [f"anchor number {i}" for i in range(400)]
+    pos = [f"positive text {i}" for i in range(400)]
+    neg = [f"negative text {i}" for i in range(400)]
+    strict = scorer(feature="length", tie_break=False)
+    assert (strict.score_pairs(anchors, pos) > strict.score_pairs(anchors, neg)).mean() == 0.0  # every tie fails
+    broken = scorer(feature="length")
+    wins = (broken.score_pairs(anchors, pos) > broken.score_pairs(anchors, neg)).mean()
+    assert 0.43 < wins < 0.57  # a coin flip per pair
+    assert np.array_equal(broken.score_pairs(anchors, pos), broken.score_pairs(anchors[::-1], pos))  # blind to the anchor
+    assert np.array_equal(broken.score_pairs(anchors[:3], pos[:3]), broken.score_pairs(anchors, pos)[:3])  # batch-independent
+    # a real difference is never reordered: the jitter is below 1e-9
+    assert broken.score_pairs(["a b"], ["a b"])[0] > broken.score_pairs(["a b"], ["a"])[0]
