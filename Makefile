@@ -30,7 +30,7 @@ test: install
 
 # Recompute (or reuse) the committed results and rebuild leaderboard/.
 leaderboard: install
-	CBENCH=$(BIN)/cbench scripts/leaderboard.sh
+	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/leaderboard.sh
 
 clean:
 	rm -rf $(VENV) runs build

@@ -32,3 +32,33 @@ def submission_dirs(extra: list[Path] | None = None) -> list[Path]:
         dirs += [Path(p).expanduser() for p in env.split(os.pathsep) if p]
     dirs += list(extra or [])
     return dirs
+
+
+def portable(path: str | Path | None) -> str | None:
+    """A path as results files record it, without this machine's folders: relative to the project
+    (``suites/nearmiss.yaml``), or ``$CBENCH_DATA_DIR/...`` under the data dir; anything else is
+    left as given (a user's own file elsewhere). Strings that are not absolute paths pass through."""
+    if path is None:
+        return None
+    text = str(path)
+    p = Path(text)
+    if not p.is_absolute():
+        return text
+    try:
+        return p.resolve().relative_to(PROJECT_ROOT).as_posix()
+    except ValueError:
+        pass
+    root = data_dir()
+    if root is not None:
+        try:
+            return "$CBENCH_DATA_DIR/" + p.resolve().relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return text
+
+
+def portable_command(argv: list[str]) -> str:
+    """``cbench ...`` as run, each absolute-path argument made portable."""
+    import shlex
+
+    return shlex.join(["cbench", *[portable(a) or a for a in argv]])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import math
-import shlex
 import sys
 import time
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from filelock import FileLock
 from pydantic import ValidationError
 
 from harness.errors import CBenchError, DataUnavailable, first_validation_error
+from harness.paths import portable, portable_command
 from harness.provenance import environment, now
 from harness.results import Metadata, Results, os_reason, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
@@ -255,20 +255,20 @@ def _assemble(
         submission_hash=sub.hash,
         dependencies=deps,
         fingerprints=fingerprints,
-        submission_file=str(sub.path) if sub.path else None,
+        submission_file=portable(sub.path),
         submission_config=sub.config.model_dump(mode="json"),
         scorer=info,
         suite_hash=suite.hash,
-        suite_file=str(suite.path) if suite.path else None,
+        suite_file=portable(suite.path),
         dataset_revisions={n: r.revision for n, r in done.items()},
-        dataset_sources={n: r.source for n, r in done.items()},
+        dataset_sources={n: portable(r.source) or "" for n, r in done.items()},
         device=ctx.device,
         torch_threads=torch.get_num_threads(),
         timings={n: r.timings for n, r in done.items() if r.timings is not None},
         counters={n: r.counters for n, r in done.items() if r.counters is not None},
         limit_queries=opts.limit_queries,
         date=now(),
-        command=shlex.join(["cbench", *sys.argv[1:]]),
+        command=portable_command(sys.argv[1:]),
     )
     ci95 = {n: r.ci95 for n, r in done.items() if r.ci95 is not None}
     main_ci = None

@@ -30,3 +30,5 @@ text = readme.read_text()
 block = "<!-- leaderboard:start -->\n" + "\n\n".join(notes) + "\n\n" + table + "\n<!-- leaderboard:end -->"
 readme.write_text(re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->", lambda _: block, text, flags=re.S))
 PY
+# The near-miss tables (controls; frozen vs end-to-end verifiers) between their README markers.
+"${PYTHON:-python3}" scripts/nearmiss_report.py --readme

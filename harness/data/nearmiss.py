@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -25,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.data.retrieval import read_jsonl
 from harness.errors import CBenchError, validation_error
+from harness.jsonfile import json_list
 
 
 class Triplet(BaseModel):
@@ -146,12 +146,7 @@ def read_records(path: Path, fmt: Format) -> list[Triplet] | list[Pair] | list[N
             out.append(_validate(Pair, row, path, f"line {n}"))
         return out  # type: ignore[return-value]
     if fmt == "sugarcrepe-pp":
-        try:
-            items = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {e.lineno}") from None
-        if not isinstance(items, list):
-            raise CBenchError("expected a JSON list of items", source=path, field="(root)")
+        items = json_list(text, path, "items")
         out = []
         for i, obj in enumerate(items):
             item = _validate(SugarCrepePPItem, obj, path, f"item {i}")

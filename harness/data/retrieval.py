@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.errors import CBenchError, validation_error
+from harness.jsonfile import loads_line
 
 log = logging.getLogger("cbench")
 MAX_WARNINGS = 3
@@ -86,10 +86,7 @@ def read_jsonl(path: Path, model: type[BaseModel]) -> list[BaseModel]:
                 raise CBenchError(f"not valid UTF-8 (byte {e.start})", source=path, field=f"line {n}") from None
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {n}") from None
+            obj = loads_line(line, path, n)
             if not isinstance(obj, dict):
                 raise CBenchError("expected a JSON object", source=path, field=f"line {n}")
             try:

@@ -24,11 +24,11 @@ import csv
 import gzip
 import hashlib
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.errors import CBenchError
+from harness.jsonfile import json_lines, json_list
 
 Row = tuple[str, ...]
 
@@ -145,23 +145,11 @@ def read_train_file(path: Path) -> TrainFile:
             rows.append(tuple(_check_text(rec.get(k), path, f"{where}: {k}") for k in keys))
             wheres.append(where)
     elif suffix == ".jsonl":
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {n}") from None
+        for n, obj in json_lines(text, path):
             rows.append(_row_from(obj, path, f"line {n}"))
             wheres.append(f"line {n}")
     elif suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {e.lineno}") from None
-        if not isinstance(data, list):
-            raise CBenchError("expected a JSON list of rows", source=path, field="(root)")
-        for i, obj in enumerate(data):
+        for i, obj in enumerate(json_list(text, path, "rows")):
             rows.append(_row_from(obj, path, f"row {i}"))
             wheres.append(f"row {i}")
     else:
@@ -183,19 +171,14 @@ def _structural_format(path: Path, text: str) -> str:
         return "pairs-csv"
     if suffix != ".jsonl":
         raise CBenchError(f"unknown file type '{suffix or path.name}'; near-miss records are .jsonl (items, triplets, pairs) or .csv (pairs)", source=path)
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CBenchError(f"invalid JSON: {e.msg}", source=path, field=f"line {n}") from None
-            if not isinstance(obj, dict):
-                raise CBenchError("expected a JSON object", source=path, field=f"line {n}")
-            if "pos_close" in obj:
-                return "items-jsonl"
-            if "sentence1" in obj:
-                return "pairs-jsonl"
-            return "triplets-jsonl"
+    for n, obj in json_lines(text, path):
+        if not isinstance(obj, dict):
+            raise CBenchError("expected a JSON object", source=path, field=f"line {n}")
+        if "pos_close" in obj:
+            return "items-jsonl"
+        if "sentence1" in obj:
+            return "pairs-jsonl"
+        return "triplets-jsonl"
     raise CBenchError("no records", source=path)
 
 

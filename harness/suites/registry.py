@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from harness.errors import CBenchError
-from harness.paths import SUITES_DIR
+from harness.paths import PROJECT_ROOT, SUITES_DIR
 from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
 from harness.suites.retrieval import (
@@ -62,9 +62,12 @@ def suite_facts(name: str, task: str, recorded_file: str | None = None) -> Suite
     shipped = shipped_suites()
     if name in shipped:
         return shipped[name].facts()
-    if recorded_file and Path(recorded_file).is_file():
+    recorded = Path(recorded_file) if recorded_file else None
+    if recorded is not None and not recorded.is_absolute():  # results record project files relative to it
+        recorded = PROJECT_ROOT / recorded
+    if recorded is not None and recorded.is_file():
         try:
-            suite = load_suite_file(Path(recorded_file), None)
+            suite = load_suite_file(recorded, None)
             if suite.name == name:
                 return suite.facts()
         except CBenchError:

@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from cbench_testutil import SHARED_DATA
 from harness.cli import app
+from harness.paths import PROJECT_ROOT
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
 from harness.suites.base import EvalOptions
@@ -52,7 +53,8 @@ def test_sugarcrepe_pp_suite_reads_the_five_files():
     assert {"tot_accuracy", "triplet_accuracy", "auroc", "false_accept@95"} <= set(scores)
 
 
-def test_user_pair_csv_suite_through_the_cli(tmp_path):
+def test_user_pair_csv_suite_through_the_cli(tmp_path, monkeypatch):
+    monkeypatch.setenv("CBENCH_DATA_DIR", str(tmp_path))
     (tmp_path / "pairs.csv").write_text(
         "sentence1,sentence2,category,label\n"
         "The dog bit the man.,The man bit the dog.,role_swap,0\n"
@@ -70,3 +72,8 @@ def test_user_pair_csv_suite_through_the_cli(tmp_path):
     assert set(out["datasets"]) == {"role_swap", "negation"}
     assert set(out["datasets"]["negation"]) == {"n", "mean_sim_negative", "mean_sim_positive", "sim_gap", "auroc", "false_accept@95"}
     assert out["main_metric"] == "auroc" and out["main_score"] is not None
+    # no machine paths: project files relative to the project, data files under $CBENCH_DATA_DIR
+    meta = out["metadata"]
+    assert meta["submission_file"] == "submissions/all-MiniLM-L6-v2.yaml"
+    assert meta["suite_file"] == "$CBENCH_DATA_DIR/mine.yaml"
+    assert str(PROJECT_ROOT) not in json.dumps(out)
