@@ -31,6 +31,7 @@ class Cell:
 
     value: float | None
     note: str | None = None
+    ci95: tuple[float, float] | None = None  # 95% bootstrap interval, when the results file has one
 
 
 def is_control(kind: str) -> bool:
@@ -156,7 +157,8 @@ def suite_cell(r: Results | None) -> Cell:
     if r is None:
         return NOT_RUN
     if r.main_score is not None:
-        return Cell(r.main_score, _limited(r))
+        ci = tuple(r.main_score_ci95) if r.main_score_ci95 is not None else None
+        return Cell(r.main_score, _limited(r), ci)  # type: ignore[arg-type]
     if r.skipped:
         why = "; ".join(f"{ds}: {reason}" for ds, reason in r.skipped.items())
         return Cell(None, f"data unavailable: {why}")

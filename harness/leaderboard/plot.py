@@ -50,6 +50,12 @@ def tradeoff_svg(lb: Leaderboard) -> str:
         for kind in kinds:
             pts = [r.point for r in rows if r.kind == kind]
             ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=36, color=kind_colour(kind), label=kind, zorder=3, edgecolors="white", linewidths=0.6)
+        bars = [r for r in rows if r.retrieval.ci95 is not None or r.composition.ci95 is not None]
+        for r in bars:  # 95% intervals as error bars
+            x, y = r.point
+            xe = [[max(0.0, x - r.retrieval.ci95[0])], [max(0.0, r.retrieval.ci95[1] - x)]] if r.retrieval.ci95 else None
+            ye = [[max(0.0, y - r.composition.ci95[0])], [max(0.0, r.composition.ci95[1] - y)]] if r.composition.ci95 else None
+            ax.errorbar([x], [y], xerr=xe, yerr=ye, fmt="none", ecolor=kind_colour(r.kind), elinewidth=0.8, alpha=0.6, zorder=2)
         front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
         if front:
             ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color="#444444", linewidth=1.2, linestyle="--", zorder=2)

@@ -70,6 +70,22 @@ def _score(cell: Cell) -> Out:
     return Out(fmt_score(cell.value), raw, cell.value, cell.note)
 
 
+def _axis_score(cell: Cell) -> Out:
+    """An axis score with the half-width of its 95% interval (the interval itself in CSV columns)."""
+    out = _score(cell)
+    if cell.value is None or cell.ci95 is None:
+        return out
+    half = (cell.ci95[1] - cell.ci95[0]) / 2
+    return Out(f"{out.text} ±{half:.3f}", out.raw, out.sort, out.note)
+
+
+def _ci_raw(cell: Cell) -> list[str]:
+    return ["", ""] if cell.ci95 is None or cell.value is None else [f"{cell.ci95[0]:.6f}", f"{cell.ci95[1]:.6f}"]
+
+
+CI_COLUMNS = ["retrieval_ci95_low", "retrieval_ci95_high", "composition_ci95_low", "composition_ci95_high"]
+
+
 def _axis_header(lb: Leaderboard, suite: str | None, metric: str) -> str:
     return f"{lb.label(suite)} {metric}" if suite else "retrieval"
 
@@ -105,8 +121,8 @@ def main_cells(row: Row) -> list[Out]:
         Out(row.submission, row.submission, row.submission.lower(), "; ".join(row.notes) or None),
         Out(row.kind, row.kind, row.kind),
         Out(fmt_params(row.parameters), "" if row.parameters is None else str(row.parameters), row.parameters),
-        _score(row.retrieval),
-        _score(row.composition),
+        _axis_score(row.retrieval),
+        _axis_score(row.composition),
     ]
     cells += [_score(c) for c in row.categories.values()]
     cells += [
@@ -247,14 +263,14 @@ def render_csv(lb: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     axes = " ".join([axes_line(lb), *lb.axis_notes])
-    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group"])
+    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group", *CI_COLUMNS])
     for group, rows in (("ranked", lb.rows), ("control", lb.controls)):
         for row in rows:
             main, detail = main_cells(row), detail_cells(row)[4:]
             if group == "control":  # not ranked
                 main = [Out("", "") if c.key in {"rank", "pareto", "layer"} else o for o, c in zip(main, cols, strict=True)]
             notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
-            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group])
+            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition)])
     return buf.getvalue()
 
 

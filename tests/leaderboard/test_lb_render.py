@@ -157,3 +157,23 @@ def test_controls_are_listed_apart_and_drawn_as_the_chance_band(env, tmp_path):
     assert rows["alpha"]["group"] == "ranked" and rows["alpha"]["rank"] == "1"
     assert 'id="controls"' in html and 'id="chance-band"' in html
     assert "controls 0.45–0.62 (chance)" in "".join(ET.fromstring(svg).itertext())
+
+
+def test_axis_scores_carry_their_95_intervals(env, tmp_path):
+    subs, results = env
+    h = submission_hash(subs, "alpha")
+    ret = retrieval_results("alpha", "classic-ir", {"medline": 0.5}, submission_hash=h)
+    comp = nearmiss_results("alpha", "nearmiss", 0.8, submission_hash=h)
+    save(results, ret.model_copy(update={"main_score_ci95": (0.45, 0.56)}))
+    save(results, comp.model_copy(update={"main_score_ci95": (0.78, 0.82)}))
+    save(results, retrieval_results("beta", "classic-ir", {"medline": 0.4}, submission_hash=submission_hash(subs, "beta")))
+    lb = build(results, Registry([subs]).all())
+    md, csv_text, _html, svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
+    alpha = next(line for line in md.splitlines() if line.startswith("| 1 | alpha"))
+    assert "| 0.5000 ±0.055 | 0.8000 ±0.020 |" in alpha
+    rows = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    assert (rows["alpha"]["retrieval_ci95_low"], rows["alpha"]["retrieval_ci95_high"]) == ("0.450000", "0.560000")
+    assert (rows["alpha"]["composition_ci95_low"], rows["alpha"]["composition_ci95_high"]) == ("0.780000", "0.820000")
+    assert rows["beta"]["retrieval_ci95_low"] == ""  # no interval recorded: empty, never invented
+    assert rows["alpha"]["classic-ir:ndcg@10"] == "0.500000"  # the raw score stays a number
+    assert svg.count("<g id=\"LineCollection") >= 2  # error bars drawn (x and y)
