@@ -138,8 +138,9 @@ def main_cells(row: Row) -> list[Out]:
 
 # Controls are not ranked and have no retrieval: their table keeps the near-miss columns only.
 def _control_keep(lb: Leaderboard) -> list[int]:
-    skip = {"rank", "parameters", "pareto", "layer", main_columns(lb)[4].key}
-    return [i for i, c in enumerate(main_columns(lb)) if c.key not in skip]
+    cols = main_columns(lb)
+    skip = {"rank", "parameters", "pareto", "layer", cols[4].key}  # cols[4]: the retrieval axis
+    return [i for i, c in enumerate(cols) if c.key not in skip]
 
 
 def control_columns(lb: Leaderboard) -> list[Column]:
