@@ -34,6 +34,13 @@ def submission_dirs(extra: list[Path] | None = None) -> list[Path]:
     return dirs
 
 
+def recorded_name(path: Path) -> str:
+    """A file a scorer's info names: relative to the project, else its bare file name (never a
+    machine path)."""
+    p = path.resolve()
+    return str(p.relative_to(PROJECT_ROOT)) if p.is_relative_to(PROJECT_ROOT) else p.name
+
+
 def portable(path: str | Path | None) -> str | None:
     """A path as results files record it, without this machine's folders: relative to the project
     (``suites/nearmiss.yaml``), or ``$CBENCH_DATA_DIR/...`` under the data dir; anything else is

@@ -171,11 +171,10 @@ class ControlScorer(Scorer):
     def info(self) -> dict[str, Any]:
         out: dict[str, Any] = {"control": self.cfg.feature, "negate": self.cfg.negate}
         if self.cfg.feature in BLIND:
-            from harness.paths import PROJECT_ROOT
+            from harness.paths import recorded_name
 
-            p = self.train_path.resolve()
             out.update(
-                train_file=str(p.relative_to(PROJECT_ROOT)) if p.is_relative_to(PROJECT_ROOT) else p.name,
+                train_file=recorded_name(self.train_path),
                 train_split=self.cfg.train_split,
                 train_texts=self._n_train or None,
             )

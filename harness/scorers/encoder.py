@@ -137,10 +137,9 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
     def info(self) -> dict[str, Any]:
         delta = {}
         if self.cfg.weights_delta:
-            from harness.paths import PROJECT_ROOT
+            from harness.paths import recorded_name
 
-            p = self.delta_path.resolve()
-            delta = {"weights_delta": str(p.relative_to(PROJECT_ROOT)) if p.is_relative_to(PROJECT_ROOT) else p.name, "weights_fingerprint": self.weights_fingerprint}
+            delta = {"weights_delta": recorded_name(self.delta_path), "weights_fingerprint": self.weights_fingerprint}
         return {
             **self.model_info(),
             **delta,
