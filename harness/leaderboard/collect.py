@@ -109,6 +109,16 @@ class Leaderboard:
     controls: list[Row] = field(default_factory=list)
     marks: Marks = field(default_factory=Marks)
     scored: ScoredCache | None = None  # the per-item scores read for the marks (the explorer reads on)
+    results: dict[tuple[str, str], Results] = field(default_factory=dict)  # (submission, suite) -> results
+    facts: dict[str, SuiteFacts] = field(default_factory=dict)
+
+    def suites_of(self, task: str) -> list[str]:
+        """Suites of ``task`` that have results: the axis first, then the page's columns in order,
+        then any others (by preference, then name)."""
+        have = {suite for (_sub, suite), r in self.results.items() if r.task == task}
+        first = [self.retrieval_suite] if task == "retrieval" else [self.composition_suite, self.second_suite, *self.extra_suites]
+        rest = sorted(have, key=lambda s: (self.facts[s].preference if s in self.facts else 100, s))
+        return [s for s in dict.fromkeys([*first, *rest]) if s in have]
 
     @property
     def chance_band(self) -> tuple[float, float] | None:
@@ -372,4 +382,6 @@ def build(
         controls=controls,
         marks=marks,
         scored=scored,
+        results={key: r for key, (_p, r) in sorted(found.items())},
+        facts=facts,
     )

@@ -18,7 +18,10 @@ from harness.leaderboard.collect import (
     Leaderboard,
     Row,
 )
+from harness.leaderboard.explorer import browser_data, embed
+from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
+from harness.leaderboard.reranks import TOP, reranks
 
 MISSING = "—"
 FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
@@ -307,6 +310,7 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes) -> l
 
 def render_html(lb: Leaderboard, svg: str) -> str:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    from markupsafe import Markup
 
     env = Environment(
         loader=PackageLoader("harness.leaderboard", "templates"),
@@ -323,7 +327,13 @@ def render_html(lb: Leaderboard, svg: str) -> str:
     control_cols = control_columns(lb)
     control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes)
     kinds = sorted({r.kind for r in [*lb.rows, *lb.controls]})
+    browser = browser_data(lb)
     return env.get_template("index.html.j2").render(
+        heatmaps=heatmaps(lb),
+        reranks=reranks(lb),
+        top=TOP,
+        browser=browser,
+        browser_json=Markup(embed(browser)),  # noqa: S704 - JSON with <, > and & escaped (explorer.embed)
         lb=lb,
         marks=lb.marks.line,
         axes=axes_line(lb),
