@@ -18,6 +18,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.data.nearmiss import NearMissData
 from harness.errors import CBenchError
 from harness.leaderboard.collect import Leaderboard
 from harness.sidecar import ItemScores
@@ -63,7 +64,7 @@ def _order(lb: Leaderboard, suite: str, datasets: list[str]) -> list[str]:
     return [d for d in order if d in datasets] + [d for d in datasets if d not in order]
 
 
-def browser_suite(lb: Leaderboard, suite: str, data: dict, names: list[str], notes: list[str]) -> BrowserSuite | None:
+def browser_suite(lb: Leaderboard, suite: str, data: dict[str, NearMissData], names: list[str], notes: list[str]) -> BrowserSuite | None:
     """One suite's browser data from its shipped ``data`` (dataset -> NearMissData) and the per-item
     scores of ``names``; what is left out goes to ``notes``."""
     label = lb.label(suite)
