@@ -165,6 +165,10 @@ def read_sidecar(path: Path) -> Sidecar:
 
 def _parse(model: type[BaseModel], line: str, path: Path, n: int) -> BaseModel:
     try:
+        return model.model_validate_json(line)  # fast (about 3x); a line it refuses is read again below to say why
+    except ValidationError:
+        pass
+    try:
         obj = json.loads(line)
     except ValueError as e:
         raise CBenchError(f"invalid JSON: {e}", source=path, field=f"line {n}") from None

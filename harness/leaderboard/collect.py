@@ -14,6 +14,8 @@ from pathlib import Path
 from harness import __version__
 from harness.errors import CBenchError
 from harness.leaderboard.pareto import RANKING_RULE, rank
+from harness.leaderboard.scored import ScoredCache
+from harness.leaderboard.significance import Marks, mark
 from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
 from harness.results import Results, read_results, results_files
 from harness.scorers.registry import SCORERS
@@ -65,6 +67,8 @@ class Row:
     extras: dict[str, Cell] = field(default_factory=dict)  # suites with role "extra", one column each
     layer: int | None = None
     rank: int = 0
+    indistinguishable_from: list[str] = field(default_factory=list)  # better-placed names (significance.py)
+    untested: str | None = None  # why it was left out of the significance tests
 
     @property
     def pareto(self) -> bool:
@@ -103,6 +107,18 @@ class Leaderboard:
     # Rows of control kinds (surface-only and candidate-only scorers): not ranked, listed apart,
     # highest composition score first; their composition scores span the chance band.
     controls: list[Row] = field(default_factory=list)
+    marks: Marks = field(default_factory=Marks)
+    scored: ScoredCache | None = None  # the per-item scores read for the marks (the explorer reads on)
+    results: dict[tuple[str, str], Results] = field(default_factory=dict)  # (submission, suite) -> results
+    facts: dict[str, SuiteFacts] = field(default_factory=dict)
+
+    def suites_of(self, task: str) -> list[str]:
+        """Suites of ``task`` that have results: the axis first, then the page's columns in order,
+        then any others (by preference, then name)."""
+        have = {suite for (_sub, suite), r in self.results.items() if r.task == task}
+        first = [self.retrieval_suite] if task == "retrieval" else [self.composition_suite, self.second_suite, *self.extra_suites]
+        rest = sorted(have, key=lambda s: (self.facts[s].preference if s in self.facts else 100, s))
+        return [s for s in dict.fromkeys([*first, *rest]) if s in have]
 
     @property
     def chance_band(self) -> tuple[float, float] | None:
@@ -343,6 +359,11 @@ def build(
         row = by_name[name]
         row.layer, row.rank = layer, i
         ranked.append(row)
+    scored = ScoredCache(results_dir)
+    marks = mark([r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored)
+    for row in ranked:
+        row.indistinguishable_from = marks.indistinguishable.get(row.submission, [])
+        row.untested = marks.untested.get(row.submission)
     return Leaderboard(
         rows=ranked,
         retrieval_suite=ret_suite,
@@ -359,4 +380,8 @@ def build(
         labels=labels,
         extra_suites=extras,
         controls=controls,
+        marks=marks,
+        scored=scored,
+        results={key: r for key, (_p, r) in sorted(found.items())},
+        facts=facts,
     )

@@ -18,7 +18,10 @@ from harness.leaderboard.collect import (
     Leaderboard,
     Row,
 )
+from harness.leaderboard.explorer import browser_data, embed
+from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
+from harness.leaderboard.reranks import TOP, reranks
 
 MISSING = "—"
 FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
@@ -83,6 +86,19 @@ def _ci_raw(cell: Cell) -> list[str]:
     return ["", ""] if cell.ci95 is None or cell.value is None else [f"{cell.ci95[0]:.6f}", f"{cell.ci95[1]:.6f}"]
 
 
+MARK_KEY = "indistinguishable_from"
+
+
+def _mark(row: Row) -> Out:
+    """"≈ A, B": the better-placed submissions this one cannot be told apart from (CSV: A;B)."""
+    if row.untested:
+        return Out(MISSING, "", None, f"not tested for ≈: {row.untested}")
+    if row.layer is None:
+        return Out(MISSING, "", None)
+    names = row.indistinguishable_from
+    return Out(f"≈ {', '.join(names)}" if names else "", ";".join(names), ",".join(names) or None)
+
+
 CI_COLUMNS = ["retrieval_ci95_low", "retrieval_ci95_high", "composition_ci95_low", "composition_ci95_high"]
 
 
@@ -102,6 +118,7 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         Column("parameters", "parameters", True),
         Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
         Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(lb, comp, lb.composition_metric)}", True, "composition axis (y)"),
+        Column(MARK_KEY, "≈ better-placed", False, "statistically indistinguishable on both axes from these better-placed submissions (paired test per axis, alpha 0.05, Holm-corrected over the page)"),
     ]
     cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{lb.label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
     cols += [
@@ -123,6 +140,7 @@ def main_cells(row: Row) -> list[Out]:
         Out(fmt_params(row.parameters), "" if row.parameters is None else str(row.parameters), row.parameters),
         _axis_score(row.retrieval),
         _axis_score(row.composition),
+        _mark(row),
     ]
     cells += [_score(c) for c in row.categories.values()]
     cells += [
@@ -139,7 +157,7 @@ def main_cells(row: Row) -> list[Out]:
 # Controls are not ranked and have no retrieval: their table keeps the near-miss columns only.
 def _control_keep(lb: Leaderboard) -> list[int]:
     cols = main_columns(lb)
-    skip = {"rank", "parameters", "pareto", "layer", cols[4].key}  # cols[4]: the retrieval axis
+    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key}  # cols[4]: the retrieval axis
     return [i for i, c in enumerate(cols) if c.key not in skip]
 
 
@@ -220,8 +238,8 @@ def axes_line(lb: Leaderboard) -> str:
 
 
 def header_lines(lb: Leaderboard) -> list[str]:
-    band = band_line(lb)
-    return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule, *([band] if band else [])]
+    band, marks = band_line(lb), lb.marks.line
+    return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule, *([marks] if marks else []), *([band] if band else [])]
 
 
 def render_markdown(lb: Leaderboard) -> str:
@@ -292,6 +310,7 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes) -> l
 
 def render_html(lb: Leaderboard, svg: str) -> str:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+    from markupsafe import Markup
 
     env = Environment(
         loader=PackageLoader("harness.leaderboard", "templates"),
@@ -308,8 +327,15 @@ def render_html(lb: Leaderboard, svg: str) -> str:
     control_cols = control_columns(lb)
     control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes)
     kinds = sorted({r.kind for r in [*lb.rows, *lb.controls]})
+    browser = browser_data(lb)
     return env.get_template("index.html.j2").render(
+        heatmaps=heatmaps(lb),
+        reranks=reranks(lb),
+        top=TOP,
+        browser=browser,
+        browser_json=Markup(embed(browser)),  # noqa: S704 - JSON with <, > and & escaped (explorer.embed)
         lb=lb,
+        marks=lb.marks.line,
         axes=axes_line(lb),
         band=band_line(lb),
         control_cols=control_cols,

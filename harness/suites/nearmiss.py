@@ -21,6 +21,16 @@ from harness.sidecar import Comparison, ItemScores, PairScore
 from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 
+# What each comparison of the per-item scores (``_item_comparisons``, ``evaluate``) compares: name ->
+# ((left, right) texts of its positive score, (left, right) texts of its negative score), as field
+# names of the item (NearMissItem) or triplet; e.g. close_far = s(anchor, pos_close) vs s(anchor, neg_far).
+COMPARISON_TEXTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
+    **{name: (("anchor", p), ("anchor", n)) for name, (p, n) in zip(CELL_NAMES, CELLS, strict=True)},
+    "anchor_negative": (("anchor", "positive"), ("anchor", "negative")),
+    "positive_negative": (("anchor", "positive"), ("positive", "negative")),  # TOT: s(a, p) vs s(p, n)
+}
+
+
 class NearMissFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(pattern=NAME_PATTERN, description="dataset name when datasets come from files")
@@ -106,6 +116,21 @@ class NearMissSuite(Suite):
         if self.config.datasets_from == "file":
             return [f.name for f in self.config.files]
         return list(self._load_all())
+
+    def shipped_data(self) -> dict[str, NearMissData] | None:
+        """Every dataset, when each of the suite's files lies in the suite file's own folder (data kept
+        in the repository: nearmiss, nearmiss-hand, nearmiss-v1), read from there only: never from the
+        data dir, never downloaded, so the answer is the same on every machine. None otherwise
+        (sugarcrepe-pp, whose files live under $CBENCH_DATA_DIR)."""
+        if self.path is None:
+            return None
+        home = self.path.parent.resolve()
+        for f in self.config.files:
+            where = (home / f.path).resolve()
+            if Path(f.path).is_absolute() or not where.is_relative_to(home) or not where.is_file():
+                return None
+        here = type(self)(self.config, self.path, None)
+        return {name: here.load(name) for name in here.dataset_names()}
 
     def load(self, name: str) -> NearMissData:
         records = self._load_all().get(name, [])

@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 
 from harness.results import Metadata, Results, results_path, write_results
+from harness.sidecar import Comparison, ItemScores, SidecarHeader, sidecar_path, write_sidecar
 from harness.submissions import load_submission
 
 NEARMISS_CATEGORIES = ["negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"]
@@ -100,4 +101,55 @@ def nearmiss_results(submission: str, suite: str, accuracy: float, *, categories
 def save(results_dir: Path, r: Results) -> Path:
     path = results_path(results_dir, r.submission, r.suite)
     write_results(path, r)
+    return path
+
+
+# -- per-item scores (sidecars) ----------------------------------------------------------------
+
+
+def query_items(dataset: str, values: list[float]) -> list[ItemScores]:
+    """Retrieval: one query per value (ids q0, q1, ...), nDCG@10 = the value."""
+    return [ItemScores(dataset=dataset, id=f"q{i}", metrics={"ndcg@10": v}) for i, v in enumerate(values)]
+
+
+def triplet_items(dataset: str, ids: list[str], pos: list[float], neg: list[float]) -> list[ItemScores]:
+    """Near-miss triplets: s(anchor, positive) and s(anchor, negative) per item."""
+    return [
+        ItemScores(dataset=dataset, id=i, metrics={"triplet_accuracy": float(p > n)}, comparisons=[Comparison(name="anchor_negative", positive=p, negative=n, correct=p > n)])
+        for i, p, n in zip(ids, pos, neg, strict=True)
+    ]
+
+
+FIVE_TEXT = (("close_close", 0, 2), ("close_far", 0, 3), ("far_close", 1, 2), ("far_far", 1, 3))
+
+
+def five_text_items(dataset: str, ids: list[str], scores: list[tuple[float, float, float, float]]) -> list[ItemScores]:
+    """Five-text items: s(anchor, x) for x = pos_close, pos_far, neg_close, neg_far per item."""
+    out = []
+    for i, s in zip(ids, scores, strict=True):
+        comps = [Comparison(name=name, positive=s[p], negative=s[n], correct=s[p] > s[n]) for name, p, n in FIVE_TEXT]
+        out.append(ItemScores(dataset=dataset, id=i, metrics={"triplet_accuracy": sum(c.correct for c in comps) / 4}, comparisons=comps))
+    return out
+
+
+def with_items(r: Results, items: list[ItemScores]) -> Results:
+    """``r`` with each dataset's main metric, the aggregate and the main score the means over ``items``."""
+    by: dict[str, list[float]] = {}
+    for it in items:
+        by.setdefault(it.dataset, []).append(it.metrics[r.main_metric])
+    datasets = {ds: {**r.datasets.get(ds, {}), r.main_metric: sum(v) / len(v)} for ds, v in by.items()}
+    main = sum(m[r.main_metric] for m in datasets.values()) / len(datasets)
+    revisions = {ds: r.metadata.dataset_revisions.get(ds, "test") for ds in datasets}
+    meta = r.metadata.model_copy(update={"dataset_revisions": revisions})
+    return r.model_copy(update={"datasets": datasets, "aggregate": {**r.aggregate, r.main_metric: main}, "main_score": main, "metadata": meta})
+
+
+def save_scored(results_dir: Path, r: Results, items: list[ItemScores]) -> Path:
+    """The results file (means from ``items``) and its per-item scores beside it."""
+    r = with_items(r, items)
+    path = save(results_dir, r)
+    counts: dict[str, int] = {}
+    for it in items:
+        counts[it.dataset] = counts.get(it.dataset, 0) + 1
+    write_sidecar(sidecar_path(path), SidecarHeader.from_results(r, counts), items)
     return path

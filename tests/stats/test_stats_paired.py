@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from harness.stats.paired import discordant, mcnemar_p, permutation_p
+from harness.stats.paired import discordant, mcnemar_p, permutation_p, sign_flip_p_values
 
 
 def test_mcnemar_exact_textbook_value():
@@ -55,3 +55,34 @@ def test_exact_sign_flip_on_outcomes_is_mcnemar():
     # 0/1 outcomes: differences +1 (A right, B wrong) x10, -1 x2; 2^12 sign patterns, enumerated
     d = [1.0] * 10 + [-1.0] * 2
     assert permutation_p([d]) == pytest.approx(mcnemar_p(10, 2), abs=1e-12)
+
+
+def test_sign_flip_p_values_equal_the_exact_permutation_test():
+    # the hand-worked cases above, as columns of one call (exact: 2^items <= resamples)
+    cols = np.array([[1.0, 1.0, 0.0], [1.0, -1.0, 0.0], [0.5, 2.0, 0.0], [-0.5, 0.25, 0.0]])
+    p = sign_flip_p_values(cols, [2, 2])
+    assert p[0] == pytest.approx(6 / 16)
+    assert p[1] == pytest.approx(permutation_p([cols[:2, 1], cols[2:, 1]]), abs=1e-12)
+    assert p[2] == 1.0  # nothing differs
+    d = np.array([1.0] * 10 + [-1.0] * 2)[:, None]
+    assert sign_flip_p_values(d, [12])[0] == pytest.approx(mcnemar_p(10, 2), abs=1e-12)
+
+
+def test_sign_flip_p_values_agree_with_scipy_when_randomised():
+    rng = np.random.default_rng(3)
+    groups = [40, 25, 60]
+    cols = np.stack([rng.normal(shift, 1.0, sum(groups)) for shift in (0.0, 0.15, 0.3, 1.0)], axis=1)
+    cols[:, 0] = np.round(cols[:, 0] * 4) / 4  # discrete values: ties with the observed statistic
+    mine = sign_flip_p_values(cols, groups)
+    assert np.array_equal(mine, sign_flip_p_values(cols, groups))  # seeded
+    splits = np.cumsum(groups)[:-1]
+    for j in range(cols.shape[1]):
+        theirs = permutation_p(np.split(cols[:, j], splits))
+        assert abs(mine[j] - theirs) < 0.03 + 0.2 * theirs, (j, mine[j], theirs)  # Monte Carlo error
+    assert mine[3] == pytest.approx(2 / 5001)  # a clear shift: the floor, as scipy's
+    assert sign_flip_p_values(cols[:, :1], groups, seed=1)[0] != mine[0]  # the seed matters
+
+
+def test_sign_flip_p_values_need_matching_groups():
+    with pytest.raises(ValueError, match="add up to 3"):
+        sign_flip_p_values(np.zeros((4, 1)), [1, 2])

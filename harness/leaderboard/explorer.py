@@ -1,0 +1,151 @@
+"""The failure browser's data, embedded in index.html as one JSON block (:class:`BrowserData`).
+
+Per near-miss suite whose data is in the repository (``NearMissSuite.shipped_data``: nearmiss,
+nearmiss-hand, nearmiss-v1), the texts of its items and, per ranked submission, each item's scores
+and which of its comparisons it got right, read from the per-item scores files. Suites whose data
+is not in the repository (sugarcrepe-pp) are left out with a one-line note, so the page is the same
+whether or not $CBENCH_DATA_DIR is set. Controls are not in the browser (the heatmaps show them).
+
+Compact: each distinct score of an item (a "slot": s(left text, right text)) is kept once, as
+``round(score * scale)``; a comparison names its positive and negative slot; which comparisons an
+item got right is one bit mask. A submission scored on other data than the file holds now
+(recorded data revision differs) is left out with a note.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from harness.data.nearmiss import NearMissData
+from harness.errors import CBenchError
+from harness.leaderboard.collect import Leaderboard
+from harness.sidecar import ItemScores
+from harness.suites.nearmiss import COMPARISON_TEXTS, NearMissSuite
+from harness.suites.registry import shipped_suites
+
+SCALE = 10_000
+
+Slot = tuple[str, str]
+
+
+class SubmissionScores(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    right: list[int] = Field(description="per item: bit k set when comparison k was right; -1 when the item was not scored")
+    scores: list[int | None] = Field(description="per item, then per slot: round(score * scale); null when not scored")
+
+
+class BrowserSuite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str
+    label: str
+    fields: list[str] = Field(description="the texts kept per item, by field name (anchor, pos_close, ... / positive, negative)")
+    slots: list[Slot] = Field(description="the scores kept per item: s(left field, right field)")
+    comparisons: list[tuple[str, int, int]] = Field(description="(name, positive slot, negative slot); right when positive > negative")
+    datasets: list[str]
+    items: list[tuple[int, str, list[str]]] = Field(description="(dataset index, item id, texts in fields order)")
+    submissions: dict[str, SubmissionScores]
+
+
+class BrowserData(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    scale: int = SCALE
+    submissions: list[str] = Field(description="ranked submissions in page order")
+    suites: list[BrowserSuite]
+    notes: list[str] = Field(default_factory=list, description="one line per suite or submission left out, and why")
+
+
+def _order(lb: Leaderboard, suite: str, datasets: list[str]) -> list[str]:
+    order = list(lb.facts[suite].category_order) if suite in lb.facts else []
+    return [d for d in order if d in datasets] + [d for d in datasets if d not in order]
+
+
+def browser_suite(lb: Leaderboard, suite: str, data: dict[str, NearMissData], names: list[str], notes: list[str]) -> BrowserSuite | None:
+    """One suite's browser data from its shipped ``data`` (dataset -> NearMissData) and the per-item
+    scores of ``names``; what is left out goes to ``notes``."""
+    label = lb.label(suite)
+    scored: list[tuple[str, dict[str, list[ItemScores]]]] = []
+    for name in names:
+        got = lb.scored.get(name, suite) if lb.scored is not None else CBenchError("no per-item scores read")
+        if isinstance(got, CBenchError):
+            notes.append(f"{label}: {name} is not in the browser: {got.message}")
+            continue
+        r, by_ds = got
+        stale = [ds for ds in r.datasets if ds not in data or r.metadata.dataset_revisions.get(ds) != data[ds].revision]
+        if stale:
+            notes.append(f"{label}: {name} is not in the browser: scored on other data than the suite's file holds now ({', '.join(stale)})")
+            continue
+        scored.append((name, by_ds))
+    if not scored:
+        return None
+    comparisons: list[str] = []
+    for _name, by_ds in scored:
+        for items in by_ds.values():
+            for it in items:
+                comparisons += [c.name for c in it.comparisons if c.name not in comparisons]
+    unknown = [c for c in comparisons if c not in COMPARISON_TEXTS]
+    if unknown or not comparisons:
+        notes.append(f"{label}: not in the browser: {'comparisons ' + ', '.join(unknown) + ' name no texts' if unknown else 'no comparisons in its per-item scores'}")
+        return None
+    slots: list[Slot] = list(dict.fromkeys(side for c in comparisons for side in COMPARISON_TEXTS[c]))
+    comps = [(c, slots.index(COMPARISON_TEXTS[c][0]), slots.index(COMPARISON_TEXTS[c][1])) for c in comparisons]
+    datasets = _order(lb, suite, [ds for ds in data if any(ds in by_ds for _n, by_ds in scored)])
+    records = [(ds, rec) for ds in datasets for rec in [*data[ds].items, *data[ds].triplets]]
+    by_id = [{it.id: it for items in by_ds.values() for it in items} for _name, by_ds in scored]
+    records = [(ds, rec) for ds, rec in records if any(rec.id in ids for ids in by_id)]  # only what is shown
+    used = {f for slot in slots for f in slot}
+    fields = [f for f in type(records[0][1]).model_fields if f in used] if records else []
+    items = [(datasets.index(ds), rec.id, [getattr(rec, f) for f in fields]) for ds, rec in records]
+    subs = {name: _scores([ids.get(rec.id) for _ds, rec in records], comps, len(slots)) for (name, _by), ids in zip(scored, by_id, strict=True)}
+    return BrowserSuite(suite=suite, label=label, fields=fields, slots=slots, comparisons=comps, datasets=datasets, items=items, submissions=subs)
+
+
+def _scores(items: list[ItemScores | None], comps: list[tuple[str, int, int]], n_slots: int) -> SubmissionScores:
+    right: list[int] = []
+    scores: list[int | None] = []
+    index = {name: k for k, (name, _p, _n) in enumerate(comps)}
+    for it in items:
+        values: list[int | None] = [None] * n_slots
+        if it is None:
+            right.append(-1)
+            scores += values
+            continue
+        bits = 0
+        for c in it.comparisons:
+            k = index[c.name]
+            _name, pos, neg = comps[k]
+            bits |= int(c.correct) << k
+            values[pos], values[neg] = round(c.positive * SCALE), round(c.negative * SCALE)
+        right.append(bits)
+        scores += values
+    return SubmissionScores(right=right, scores=scores)
+
+
+def browser_data(lb: Leaderboard) -> BrowserData:
+    names = [r.submission for r in lb.rows]
+    shipped = shipped_suites()
+    suites: list[BrowserSuite] = []
+    notes: list[str] = []
+    for suite in lb.suites_of("nearmiss"):
+        have = [n for n in names if (n, suite) in lb.results]
+        if not have:
+            continue
+        s = shipped.get(suite)
+        data = s.shipped_data() if isinstance(s, NearMissSuite) else None
+        if data is None:
+            notes.append(f"{lb.label(suite)}: not in the browser: its data is not in the repository, so this page has no texts for it (per-item scores: cbench compare)")
+            continue
+        if built := browser_suite(lb, suite, data, have, notes):
+            suites.append(built)
+    return BrowserData(submissions=names, suites=suites, notes=notes)
+
+
+def embed(data: BrowserData) -> str:
+    """The JSON for a ``<script type="application/json">`` block: compact, and no ``<``, ``>`` or
+    ``&`` (escaped as JSON unicode escapes), so no text can close the element."""
+    text = json.dumps(data.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")

@@ -1,0 +1,94 @@
+"""Heatmaps for index.html: submissions x datasets of each suite (near-miss categories, retrieval
+datasets), each cell coloured by its main-metric score, so the trade-off's shape shows at a glance.
+
+One table per suite with results: ranked submissions in page order, then the controls, marked.
+The colour scale of a table runs from its lowest to its highest score (light to dark).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.leaderboard.collect import Leaderboard, dataset_cell
+
+# ColorBrewer YlGnBu, light (low) to dark (high)
+RAMP = ("#ffffd9", "#c7e9b4", "#7fcdbb", "#41b6c4", "#1d91c0", "#225ea8", "#0c2c84")
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    text: str
+    title: str
+    colour: str | None = None  # None: no score
+    dark: bool = False  # white text
+
+
+@dataclass(frozen=True)
+class HeatRow:
+    submission: str
+    control: bool
+    cells: list[HeatCell]
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    suite: str
+    title: str
+    metric: str
+    columns: list[str]
+    rows: list[HeatRow]
+    low: float | None
+    high: float | None
+
+    @property
+    def gradient(self) -> str:
+        return "linear-gradient(to right, " + ", ".join(RAMP) + ")"
+
+
+def colour(t: float) -> tuple[str, bool]:
+    """The ramp's colour at ``t`` in [0, 1] (linear in RGB between stops), and whether it is dark."""
+    t = min(1.0, max(0.0, t)) * (len(RAMP) - 1)
+    i = min(int(t), len(RAMP) - 2)
+    a, b = (tuple(int(c[k : k + 2], 16) for k in (1, 3, 5)) for c in (RAMP[i], RAMP[i + 1]))
+    rgb = [round(x + (y - x) * (t - i)) for x, y in zip(a, b, strict=True)]
+    luminance = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255
+    return "#" + "".join(f"{v:02x}" for v in rgb), luminance < 0.5
+
+
+def _columns(lb: Leaderboard, suite: str, names: list[str]) -> list[str]:
+    seen: list[str] = []
+    for name in names:
+        r = lb.results[(name, suite)]
+        for ds in [*r.datasets, *r.skipped]:
+            if ds not in seen:
+                seen.append(ds)
+    order = list(lb.facts[suite].category_order) if suite in lb.facts else []
+    return [c for c in order if c in seen] + [c for c in seen if c not in order]
+
+
+def heatmap(lb: Leaderboard, suite: str) -> Heatmap:
+    rows = [(r.submission, False) for r in lb.rows] + [(r.submission, True) for r in lb.controls]
+    rows = [(name, control) for name, control in rows if (name, suite) in lb.results]
+    names = [name for name, _c in rows]
+    columns = _columns(lb, suite, names)
+    metric = lb.results[(names[0], suite)].main_metric
+    cells = {name: {ds: dataset_cell(lb.results[(name, suite)], ds, metric) for ds in columns} for name in names}
+    values = [c.value for per in cells.values() for c in per.values() if c.value is not None]
+    low, high = (min(values), max(values)) if values else (None, None)
+    out = []
+    for name, control in rows:
+        row = []
+        for ds in columns:
+            c = cells[name][ds]
+            if c.value is None or low is None or high is None:
+                row.append(HeatCell("—", f"{name} · {ds}: {c.note or 'no score'}"))
+                continue
+            fill, dark = colour((c.value - low) / (high - low) if high > low else 0.5)
+            row.append(HeatCell(f"{c.value:.3f}", f"{name} · {ds}: {metric} {c.value:.4f}", fill, dark))
+        out.append(HeatRow(name, control, row))
+    return Heatmap(suite, lb.label(suite), metric, columns, out, low, high)
+
+
+def heatmaps(lb: Leaderboard) -> list[Heatmap]:
+    """Near-miss suites first (the composition axis, then the page's columns), then retrieval."""
+    return [heatmap(lb, s) for s in [*lb.suites_of("nearmiss"), *lb.suites_of("retrieval")]]

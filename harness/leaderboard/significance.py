@@ -1,0 +1,137 @@
+"""Which ranked submissions cannot be told apart from a better-placed one, on both axes.
+
+The Pareto layers stay on the point estimates. Then:
+
+- *better-placed*: ranked above on the page, i.e. an earlier Pareto layer, or the same layer and a
+  higher mean of the two axes (then name: ``pareto.RANKING_RULE``);
+- every pair of ranked submissions with per-item scores for both axis suites is tested on each axis
+  with the paired test ``cbench compare`` runs for a whole suite: the sign-flip permutation test on
+  per-query nDCG@10 (retrieval) and per-item main metric (composition), datasets kept apart, the
+  statistic the suite's main score (``stats.paired``; seeded, so the page is the same on rerun);
+- the p-values of all those tests on the page are corrected together by Holm's method (statsmodels
+  ``multipletests``); B is *indistinguishable* from A on an axis when that test does not reject at
+  alpha = 0.05, and a submission is marked "≈ A" when A is better-placed and indistinguishable from
+  it on both axes.
+
+The number of resamples grows with the number of tests, so that the smallest p-value a randomised
+test can give, 2 / (resamples + 1), is at most half of Holm's first threshold alpha / tests.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from harness.errors import CBenchError
+from harness.leaderboard.scored import ScoredCache
+from harness.sidecar import main_values
+from harness.stats.paired import N_PERMUTATIONS, SEED, sign_flip_p_values
+
+ALPHA = 0.05
+AXES = ("retrieval", "composition")
+
+
+@dataclass
+class Marks:
+    """What the leaderboard shows: per submission, the better-placed ones it is indistinguishable from."""
+
+    indistinguishable: dict[str, list[str]] = field(default_factory=dict)  # name -> better-placed names, in rank order
+    untested: dict[str, str] = field(default_factory=dict)  # name -> why it was left out of the tests
+    tests: int = 0
+    n_resamples: int = 0
+    alpha: float = ALPHA
+    seed: int = SEED
+
+    @property
+    def line(self) -> str | None:
+        """The page's one-line explanation; None when nothing was tested."""
+        if not self.tests:
+            return None
+        return (
+            "≈ X: indistinguishable from X, a better-placed submission (ranked above: earlier Pareto layer, or same layer and "
+            f"higher mean), on both axes: paired sign-flip permutation test per axis (per-query nDCG@10, per-item near-miss "
+            f"score, datasets kept apart; {self.n_resamples} resamples, seed {self.seed}), alpha = {self.alpha}, Holm-corrected "
+            f"over the {self.tests} tests on this page. Layers are computed on the point estimates."
+        )
+
+
+@dataclass(frozen=True)
+class AxisValues:
+    """Per-item values of one axis suite, in one order for every submission that has them."""
+
+    group_sizes: list[int]
+    vectors: dict[str, np.ndarray]
+    untested: dict[str, str]
+
+
+def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues:
+    """Each submission's per-item main-metric values on ``suite``, datasets and items in the order of
+    the item set most submissions share (ties: the better-placed one's); others are untested."""
+    per: dict[str, dict[str, dict[str, float]]] = {}
+    untested: dict[str, str] = {}
+    for name in names:
+        got = scored.get(name, suite)
+        if isinstance(got, CBenchError):
+            untested[name] = f"{suite}: {got.message}"
+            continue
+        r, by_ds = got
+        values: dict[str, dict[str, float]] = {}
+        for ds in r.datasets:
+            items = by_ds.get(ds, [])
+            v = main_values(items, r.main_metric)
+            if v is None:
+                untested[name] = f"{suite}: dataset {ds} has no per-item {r.main_metric}"
+                break
+            values[ds] = dict(zip((it.id for it in items), v, strict=True))
+        else:
+            per[name] = values
+    if not per:
+        return AxisValues([], {}, untested)
+    signature = {n: tuple((ds, frozenset(v)) for ds, v in vals.items()) for n, vals in per.items()}
+    counts = Counter(signature.values())
+    reference = max(per, key=lambda n: (counts[signature[n]], -names.index(n)))
+    order = [(ds, list(v)) for ds, v in per[reference].items()]
+    vectors: dict[str, np.ndarray] = {}
+    for name, vals in per.items():
+        if signature[name] != signature[reference]:
+            untested[name] = f"{suite}: scored on other datasets or items than {reference} (e.g. another --limit-queries)"
+            continue
+        vectors[name] = np.array([vals[ds][i] for ds, ids in order for i in ids], dtype=np.float64)
+    return AxisValues([len(ids) for _ds, ids in order], vectors, untested)
+
+
+def n_resamples_for(tests: int, alpha: float = ALPHA) -> int:
+    return max(N_PERMUTATIONS, math.ceil(4 * tests / alpha))
+
+
+def mark(ranked: list[str], retrieval_suite: str | None, composition_suite: str | None, scored: ScoredCache, *, alpha: float = ALPHA) -> Marks:
+    """Marks for ``ranked`` (the complete rows' names, best-placed first)."""
+    marks = Marks(alpha=alpha)
+    if not retrieval_suite or not composition_suite or len(ranked) < 2:
+        return marks
+    axes = [axis_values(ranked, retrieval_suite, scored), axis_values(ranked, composition_suite, scored)]
+    for ax in axes:
+        for name, why in ax.untested.items():
+            marks.untested.setdefault(name, why)
+    testable = [n for n in ranked if n not in marks.untested]
+    pairs = [(a, b) for i, a in enumerate(testable) for b in testable[i + 1 :]]  # a is better-placed
+    if not pairs:
+        return marks
+    marks.tests = len(AXES) * len(pairs)
+    marks.n_resamples = n_resamples_for(marks.tests, alpha)
+    p = np.concatenate(
+        [
+            sign_flip_p_values(np.stack([ax.vectors[a] - ax.vectors[b] for a, b in pairs], axis=1), ax.group_sizes, n_resamples=marks.n_resamples, seed=marks.seed)
+            for ax in axes
+        ]
+    )
+    from statsmodels.stats.multitest import multipletests  # here, not at import: it takes seconds
+
+    reject = multipletests(p, alpha=alpha, method="holm")[0].reshape(len(AXES), len(pairs))
+    for k, (a, b) in enumerate(pairs):
+        if not reject[:, k].any():
+            marks.indistinguishable.setdefault(b, []).append(a)
+    return marks

@@ -1,0 +1,135 @@
+"""The explorer's data (heatmaps, failure browser, reranking per query) from the tiny board of
+explorer_fixture.py, and how index.html embeds it."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from explorer_fixture import ITEMS, TRIPLETS, revisions, scores, with_revisions, write_board
+from lb_helpers import five_text_items, nearmiss_results, save, save_scored
+
+from harness.leaderboard.collect import build
+from harness.leaderboard.explorer import SCALE, BrowserData, browser_data
+from harness.leaderboard.heatmap import RAMP, colour, heatmaps
+from harness.leaderboard.render import write_all
+from harness.leaderboard.reranks import reranks
+from harness.submissions import Registry
+
+FIVE = ["close_close", "close_far", "far_close", "far_far"]
+
+
+@pytest.fixture
+def board(env, tmp_path, monkeypatch):
+    subs, results = env
+    write_board(tmp_path, monkeypatch, results)
+    return build(results, Registry([subs]).all())
+
+
+def wrong(data: BrowserData, suite: str, name: str) -> list[tuple[str, str]]:
+    """(item, comparison) a submission got wrong, decoded from the embedded data."""
+    s = next(x for x in data.suites if x.suite == suite)
+    right = s.submissions[name].right
+    return [(item[1], c[0]) for i, item in enumerate(s.items) for k, c in enumerate(s.comparisons) if right[i] >= 0 and not right[i] >> k & 1]
+
+
+def test_browser_data(board):
+    data = browser_data(board)
+    assert data.submissions == ["gamma", "alpha", "beta"]  # ranked, page order; no control
+    assert [s.suite for s in data.suites] == ["nearmiss", "toy-triplets"]
+    assert data.notes == ["External: not in the browser: its data is not in the repository, so this page has no texts for it (per-item scores: cbench compare)"]
+    nm = data.suites[0]
+    assert nm.datasets == ["role_swap", "negation"]  # the suite's category order
+    assert [i[1] for i in nm.items] == ["role-1", "role-2", "role-3", "neg-1", "neg-2", "neg-3"]
+    assert nm.fields == ["anchor", "pos_close", "pos_far", "neg_close", "neg_far"]
+    assert nm.items[4] == (1, "neg-2", list(ITEMS["neg-2"][1:]))
+    assert [c[0] for c in nm.comparisons] == FIVE
+    assert sorted(nm.submissions) == ["alpha", "beta", "gamma"]
+    assert wrong(data, "nearmiss", "alpha") == [("role-2", c) for c in FIVE] + [("neg-1", "close_close")]
+    assert wrong(data, "nearmiss", "beta") == [("role-2", c) for c in FIVE] + [("neg-2", "far_far")]
+    assert wrong(data, "nearmiss", "gamma") == []
+    # alpha's four scores of neg-1, by slot: s(anchor, pos_close) 0.5, s(anchor, neg_close) 0.6, ...
+    slots = {slot: k for k, slot in enumerate(nm.slots)}
+    got = nm.submissions["alpha"].scores[3 * len(nm.slots) : 4 * len(nm.slots)]
+    assert [got[slots[("anchor", f)]] / SCALE for f in ("pos_close", "pos_far", "neg_close", "neg_far")] == [0.5, 0.8, 0.6, 0.2]
+    trip = data.suites[1]
+    assert trip.label == "Toy triplets" and trip.fields == ["anchor", "positive", "negative"]
+    assert [i[2] for i in trip.items] == [list(v[1:]) for v in TRIPLETS.values()]
+    assert wrong(data, "toy-triplets", "alpha") == [("tr-2", "anchor_negative")] and wrong(data, "toy-triplets", "beta") == []
+
+
+def test_submissions_scored_on_other_data_are_left_out(board, env):
+    _subs, results = env
+    r = nearmiss_results("beta", "nearmiss", 0.0, categories=["negation", "role_swap"])  # revisions: not the file's
+    save(results, r)  # its per-item scores file no longer matches either
+    lb = build(results, Registry([env[0]]).all())
+    data = browser_data(lb)
+    assert sorted(data.suites[0].submissions) == ["alpha", "gamma"]
+    assert any(n.startswith("nearmiss: beta is not in the browser: ") for n in data.notes), data.notes
+
+
+def test_items_no_submission_scored_are_not_embedded(board, env):
+    _subs, results = env
+    for name in ("alpha", "beta", "gamma"):  # role_swap only: negation's texts stay out of the page
+        ids = ["role-1", "role-2", "role-3"]
+        r = with_revisions(nearmiss_results(name, "nearmiss", 0.0, categories=["role_swap"]), revisions("nearmiss"))
+        save_scored(results, r, five_text_items("role_swap", ids, [scores(name, i) for i in ids]))
+    nm = browser_data(build(results, Registry([env[0]]).all())).suites[0]
+    assert nm.datasets == ["role_swap"] and [i[1] for i in nm.items] == ["role-1", "role-2", "role-3"]
+
+
+def test_heatmaps(board):
+    maps = {h.suite: h for h in heatmaps(board)}
+    assert list(maps) == ["nearmiss", "toy-external", "toy-triplets", "classic-ir"]
+    nm = maps["nearmiss"]
+    assert nm.columns == ["role_swap", "negation"] and nm.metric == "triplet_accuracy"
+    assert [(r.submission, r.control) for r in nm.rows] == [("gamma", False), ("alpha", False), ("beta", False), ("ctl", True)]
+    ctl = nm.rows[3].cells
+    assert (ctl[1].text, ctl[1].colour, ctl[0].colour) == ("0.000", RAMP[0], RAMP[-1])  # lowest and highest score
+    assert nm.rows[1].cells[0].text == "0.667" and nm.rows[1].cells[0].colour == colour(2 / 3)[0]
+    assert [r.submission for r in maps["classic-ir"].rows] == ["gamma", "alpha", "beta"]
+    assert maps["toy-external"].rows[-1].cells[0].text == "0.500"  # a control without per-item scores is still a row
+    assert colour(0.0) == (RAMP[0], False) and colour(1.0) == (RAMP[-1], True)
+
+
+def test_reranks(board):
+    (rr,) = reranks(board)
+    assert (rr.reranker, rr.first_stage, rr.suite) == ("gamma", "alpha", "classic-ir")
+    assert (rr.queries, rr.helped, rr.hurt) == (6, 3, 1)
+    assert rr.mean_delta == pytest.approx((0.2 + 0 - 0.8 + 0.1 + 0 + 0.3) / 6)
+    assert [(q.dataset, q.query, round(q.delta, 6)) for q in rr.top_helped] == [("medline", "q1", 0.3), ("cranfield", "q0", 0.2), ("cranfield", "q3", 0.1)]
+    assert [(q.dataset, q.query, round(q.delta, 6)) for q in rr.top_hurt] == [("cranfield", "q2", -0.8)]
+
+
+def test_a_reranker_whose_first_stage_has_no_per_query_scores(board, env):
+    _subs, results = env
+    (results / "alpha" / "classic-ir.items.jsonl.gz").unlink()
+    (rr,) = reranks(build(results, Registry([env[0]]).all()))
+    assert rr.queries == 0 and rr.note.startswith("alpha: no per-item scores")
+
+
+def test_page_embeds_the_explorer(board, tmp_path):
+    html = write_all(board, tmp_path / "out")[2].read_text()
+    assert 'id="heatmap-nearmiss"' in html and 'id="heatmap-classic-ir"' in html
+    assert re.search(r'<tr class="control first-control"><th scope="row">ctl <span class="tag">control</span>', html)
+    assert '<select id="fb-sub">' in html and '<option value="gamma">gamma</option>' in html
+    assert "External: not in the browser" in html
+    assert "gamma reranks alpha on classic-ir: 6 queries; better on 3, worse on 1, unchanged on 2" in html
+    block = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', html, re.S).group(1)
+    assert "<" not in block and "&" not in block  # no text can close the element
+    data = BrowserData.model_validate(json.loads(block))
+    assert data == browser_data(board)
+    assert data.suites[0].items[2][2][0] == "Mia <b>called</b> Tom & left."  # role-3's anchor, intact
+
+
+def test_page_does_not_depend_on_the_data_dir(board, env, tmp_path, monkeypatch):
+    """toy-external's data under a data dir: still no texts for it, the same bytes."""
+    monkeypatch.delenv("CBENCH_DATA_DIR", raising=False)
+    without = [p.read_bytes() for p in write_all(board, tmp_path / "one")]
+    ext = tmp_path / "data" / "external"
+    ext.mkdir(parents=True)
+    (ext / "ext.jsonl").write_text(json.dumps({"id": "e-1", "category": "ext", "anchor": "a", "positive": "b", "negative": "c"}) + "\n")
+    monkeypatch.setenv("CBENCH_DATA_DIR", str(tmp_path / "data"))
+    lb = build(env[1], Registry([env[0]]).all())
+    assert [p.read_bytes() for p in write_all(lb, tmp_path / "two")] == without

@@ -1,0 +1,99 @@
+"""Marks of submissions that cannot be told apart from a better-placed one on both axes (paired
+tests on the per-item scores, Holm-corrected over the page), in the four files."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from lb_helpers import five_text_items, nearmiss_results, query_items, retrieval_results, save, save_scored
+
+from harness.leaderboard import significance
+from harness.leaderboard.collect import build
+from harness.leaderboard.render import write_all
+from harness.leaderboard.scored import ScoredCache
+from harness.submissions import Registry
+
+IDS = {c: [f"{c}-{i:02d}" for i in range(40)] for c in ("negation", "spatial")}
+
+
+def retrieval(values: np.ndarray) -> list:
+    return query_items("cranfield", list(values[:30])) + query_items("medline", list(values[30:]))
+
+
+def composition(scores: np.ndarray) -> list:
+    return five_text_items("negation", IDS["negation"], [tuple(s) for s in scores[:40]]) + five_text_items("spatial", IDS["spatial"], [tuple(s) for s in scores[40:]])
+
+
+@pytest.fixture
+def scored_env(env):
+    """alpha best; beta = alpha with two queries and two items a little worse (not significant);
+    gamma = beta's retrieval exactly, composition far worse; delta: no per-item scores."""
+    subs, results = env
+    rng = np.random.default_rng(0)
+    ret = rng.uniform(0.3, 1.0, 60)
+    comp = rng.uniform(0.0, 1.0, (80, 4))
+    comp[:, :2] += 0.6  # positives mostly above negatives
+    ret_b = ret.copy()
+    ret_b[[0, 31]] -= 0.2
+    comp_b = comp.copy()
+    comp_b[[3, 50], :2] -= 2.0  # two items: every comparison wrong
+    comp_g = comp.copy()
+    comp_g[:, :2] -= 2.0  # every item wrong
+    for name, r_vals, c_vals in (("alpha", ret, comp), ("beta", ret_b, comp_b), ("gamma", ret_b, comp_g)):
+        save_scored(results, retrieval_results(name, "classic-ir", {"cranfield": 0.0, "medline": 0.0}), retrieval(r_vals))
+        save_scored(results, nearmiss_results(name, "nearmiss", 0.0, categories=["negation", "spatial"]), composition(c_vals))
+    save(results, retrieval_results("delta", "classic-ir", {"cranfield": 0.2, "medline": 0.2}))
+    save(results, nearmiss_results("delta", "nearmiss", 0.1, categories=["negation", "spatial"]))
+    return subs, results
+
+
+def test_marks_need_both_axes_indistinguishable(scored_env, tmp_path):
+    subs, results = scored_env
+    lb = build(results, Registry([subs]).all())
+    rows = {r.submission: r for r in lb.rows}
+    assert [r.submission for r in lb.rows] == ["alpha", "beta", "gamma", "delta"]
+    assert rows["beta"].indistinguishable_from == ["alpha"]
+    assert rows["gamma"].indistinguishable_from == []  # retrieval: same as beta, composition: not
+    assert rows["alpha"].indistinguishable_from == []  # nothing above it
+    assert rows["delta"].untested is not None and "no per-item scores" in rows["delta"].untested
+    assert lb.marks.tests == 6 and lb.marks.n_resamples == significance.N_PERMUTATIONS  # 3 pairs x 2 axes
+
+    md, csv_text, html, _svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
+    beta = next(line for line in md.splitlines() if line.startswith("| 2 | beta"))
+    assert "| ≈ alpha |" in beta
+    assert "Holm-corrected over the 6 tests on this page" in md
+    table = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    assert [table[n]["indistinguishable_from"] for n in ("alpha", "beta", "gamma", "delta")] == ["", "alpha", "", ""]
+    assert "indistinguishable_from: not tested for ≈: classic-ir: no per-item scores" in table["delta"]["notes"]
+    assert ">≈ alpha<" in html and 'id="marks-rule"' in html
+
+
+def test_holm_correction_over_every_test_on_the_page(scored_env, monkeypatch):
+    """p-values replaced: pairs (alpha, beta), (alpha, gamma), (beta, gamma); retrieval then composition.
+    Holm over six: only 0.001 (x6) is rejected, so 0.03 (beta vs gamma, composition) is not."""
+    subs, results = scored_env
+    fake = iter([np.array([0.001, 0.02, 0.9]), np.array([0.04, 0.5, 0.03])])
+    monkeypatch.setattr(significance, "sign_flip_p_values", lambda *a, **k: next(fake))
+    marks = significance.mark(["alpha", "beta", "gamma"], "classic-ir", "nearmiss", ScoredCache(results))
+    assert marks.indistinguishable == {"gamma": ["alpha", "beta"]}
+    assert marks.tests == 6
+
+
+def test_items_that_differ_are_not_paired(scored_env):
+    subs, results = scored_env
+    cache = ScoredCache(results)
+    save_scored(results, retrieval_results("gamma", "classic-ir", {"cranfield": 0.0}), query_items("cranfield", [0.5] * 30))  # medline left out
+    values = significance.axis_values(["alpha", "beta", "gamma", "delta"], "classic-ir", cache)
+    assert sorted(values.vectors) == ["alpha", "beta"] and values.group_sizes == [30, 30]
+    assert values.untested["gamma"] == "classic-ir: scored on other datasets or items than alpha (e.g. another --limit-queries)"
+    assert values.untested["delta"].startswith("classic-ir: no per-item scores")
+
+
+def test_marks_are_the_same_on_rerun(scored_env, tmp_path):
+    subs, results = scored_env
+    one = [p.read_bytes() for p in write_all(build(results, Registry([subs]).all()), tmp_path / "one")]
+    two = [p.read_bytes() for p in write_all(build(results, Registry([subs]).all()), tmp_path / "two")]
+    assert one == two
