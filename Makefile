@@ -7,7 +7,7 @@ export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: install demo test leaderboard clean
+.PHONY: install demo test leaderboard clean browser-deps
 
 install: $(VENV)/.installed
 
@@ -27,6 +27,13 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q
+
+# Debian's chromium + chromedriver for the leaderboard browser tests (root, apt; else a message).
+browser-deps:
+	@if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then echo "chromium and chromedriver present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get install -y -q chromium chromium-driver >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium chromium-driver >/dev/null 2>&1; }; \
+	else echo "not root or no apt-get: install chromium and chromedriver yourself"; exit 1; fi
 
 # Recompute (or reuse) the committed results and rebuild leaderboard/.
 leaderboard: install
