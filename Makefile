@@ -26,7 +26,7 @@ demo: install
 	$(BIN)/cbench leaderboard --results-dir runs/demo/results --out runs/demo/leaderboard
 
 test: install
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # Debian's chromium + chromedriver for the leaderboard browser tests (root, apt; else a message).
 browser-deps:

@@ -11,13 +11,17 @@ halves). This module only renders and selects:
    pool, one choice per ``[x|y]`` alternation group (uniform, so no option marks a label),
    the anchor taken from side 0 or side 1 in turn (each meaning is the anchor of half the
    frame's items, so every kind of text is as often a positive as a negative: a scorer that
-   sees only the candidate has nothing to learn), and the far form cycled.
+   sees only the candidate has nothing to learn), and the far form cycled. When the two sides
+   are the same words in another order (a swap), ``neg_close`` is the swap of ``pos_close``
+   rather than of the anchor: a swap alone changes no word, and "a new word = same meaning"
+   would win the close-close comparison.
 2. **Selection.** Per category and split, ``COUNTS[split]`` items are kept with an equal quota
    per frame and per side. Starting from the first candidates, a seeded hill climb swaps
    items for unused candidates of the same frame and side whenever that brings the surface
    controls (``harness.surface``: word Jaccard, word-sequence ratio, character 3-grams,
    common prefix, length difference, BM25, each as similarity and negated) closer to chance:
-   the loss is the sum over controls of max(0, triplet accuracy - 0.5)^2, per category
+   the loss is the sum over controls of max(0, triplet accuracy - 0.5)^2, per category, with a
+   tie worth half (the control scorers break exact ties by a coin flip)
    (adversarial filtering in the spirit of AFLite, on surface features only; no model and
    no evaluation result is ever consulted).
 
@@ -91,16 +95,26 @@ def render(frame: Frame, split: str, side: int, form: int, pools, file_pools, rn
     for t in (t_own, t_other, f_own, f_other):
         groups += [g for g in alternation_groups(t) if g not in groups]
     choices = {g: rng.randrange(len(g.split("|"))) for g in groups}
+    anchor, neg_close = resolve(t_own, choices), resolve(t_other, choices)
+    # A swap (role_swap, attribute_binding, "A before B" -> "B before A") keeps the anchor's bag
+    # of words. Its neg_close then carries pos_close's own in-place change too, so that both
+    # close candidates change the same word and differ only by the swap; otherwise the negative
+    # would be the one candidate that changes no word, and "a new word = same meaning" would win.
+    swapped = is_permutation(anchor, neg_close)
     flippable = alternation_groups(t_own)
+    if swapped:
+        flippable = [g for g in flippable if g in alternation_groups(t_other)]
+        if not flippable:
+            return None
     g = rng.choice(flippable)
     n_opts = len(g.split("|"))
     flipped = dict(choices)
     flipped[g] = (choices[g] + rng.randrange(1, n_opts)) % n_opts
     texts = {
-        "anchor": resolve(t_own, choices),
+        "anchor": anchor,
         "pos_close": resolve(t_own, flipped),
         "pos_far": resolve(f_own, choices),
-        "neg_close": resolve(t_other, choices),
+        "neg_close": resolve(t_other, flipped) if swapped else neg_close,
         "neg_far": resolve(f_other, choices),
     }
     if len(set(texts.values())) < 5:
@@ -130,22 +144,32 @@ def candidates(frames, pools, category: str, split: str, need: int, rng: random.
     return out
 
 
+def is_permutation(a: str, b: str) -> bool:
+    """The same words in a different order."""
+    from harness.surface import words
+
+    wa, wb = words(a), words(b)
+    return wa != wb and sorted(wa) == sorted(wb)
+
+
 def control_matrix(cands: list[Candidate]) -> np.ndarray:
-    """(items, 2 * features, 4 cells) 0/1: does each surface control (similarity, then negated)
-    rank the positive strictly above the negative in each cell?"""
+    """(items, 2 * features, 4 cells): 1 where a surface control (similarity, then negated) ranks
+    the positive above the negative, 0 where below, 0.5 on a tie (the control scorers break
+    exact ties by a coin flip, so a tie is worth half on expectation)."""
     from harness.surface import FEATURES, feature_pairs
 
     n = len(cands)
     fields = ("pos_close", "pos_far", "neg_close", "neg_far")
     a = [c.texts["anchor"] for c in cands]
-    out = np.zeros((n, 2 * len(FEATURES), 4), dtype=np.int8)
+    out = np.zeros((n, 2 * len(FEATURES), 4), dtype=np.float64)
     for fi, feat in enumerate(FEATURES):
         b = [c.texts[f] for f in fields for c in cands]
         s = feature_pairs(feat, a * len(fields), b).reshape(len(fields), n)
         sc = dict(zip(fields, s, strict=True))
         for ci, (p, q) in enumerate(CELLS):
-            out[:, fi, ci] = sc[p] > sc[q]
-            out[:, len(FEATURES) + fi, ci] = -sc[p] > -sc[q]
+            won = (sc[p] > sc[q]) + 0.5 * (sc[p] == sc[q])
+            out[:, fi, ci] = won
+            out[:, len(FEATURES) + fi, ci] = 1.0 - won
     return out
 
 
@@ -169,7 +193,7 @@ def select(cands: list[Candidate], need: int, rng: random.Random) -> list[Candid
             if len(pool) < q:
                 raise ValueError(f"frame {f}: only {len(pool)} candidates for side {side}, need {q}")
             selected += pool[:q]
-    M = np.stack([c.correct for c in cands]).astype(np.int64)
+    M = np.stack([c.correct for c in cands])
     total = M[selected].sum(axis=0)
     in_sel = np.zeros(len(cands), dtype=bool)
     in_sel[selected] = True
@@ -287,7 +311,12 @@ def audit(rows: list[dict]) -> list[str]:
             continue
         if len(_ops(r["anchor"], r["pos_close"])) != 1:
             problems.append(f"{where}: pos_close is not one in-place change of the anchor")
-        for x, y, what in ((r["anchor"], r["neg_close"], "neg_close"), (r["pos_far"], r["neg_far"], "neg_far vs pos_far")):
+        # a swap's neg_close is the swap of pos_close (it carries pos_close's change, see render)
+        close = r["pos_close"] if is_permutation(r["pos_close"], r["neg_close"]) else r["anchor"]
+        if r["category"] in PERMUTATION and close is r["anchor"]:
+            problems.append(f"{where}: neg_close is not a permutation of pos_close")
+            continue
+        for x, y, what in ((close, r["neg_close"], "neg_close"), (r["pos_far"], r["neg_far"], "neg_far vs pos_far")):
             why = edit_problem(r["category"], x, y)
             if why:
                 problems.append(f"{where}: {what}: {why}")
