@@ -145,6 +145,14 @@ def run_suite(
                 old = None
         old_items = _reusable_items(spath, old) if old is not None else {}
         records = {n: DatasetRecord.from_results(old, n, old_items[n]) for n in old.datasets if n in old_items} if old else {}
+        for name in list(records):  # a finished dataset is reused only while its data is unchanged
+            try:
+                current = suite.dataset_revision(name)
+            except DataUnavailable:
+                continue  # the data is not here: keep what was computed from it
+            if current != records[name].revision:
+                log.warning("%s: the data of dataset %s changed (%s, now %s); recomputing it", path, name, records[name].revision, current)
+                del records[name]
         outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
         try:
             names = suite.dataset_names()

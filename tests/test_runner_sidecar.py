@@ -164,3 +164,46 @@ def test_a_failed_results_write_leaves_no_sidecar_behind(suites, tmp_path, monke
     r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(res), "--quiet")
     assert r.exit_code == 2 and "No space left on device" in r.stderr
     assert sorted(p.name for p in res.rglob("*")) == ["bm25"]  # no results, no sidecar, no temporary file
+
+
+def statuses(stdout: str) -> dict[tuple[str, str], str]:
+    """(suite, dataset) -> status column of the results table."""
+    out = {}
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) == 6 and cells[5] in ("reused", "computed"):
+            out[(cells[0], cells[1])] = cells[5]
+    return out
+
+
+def test_changed_data_is_recomputed_and_unchanged_data_reused(suites, tmp_path):
+    """A finished dataset is reused only while its data is the same: a regenerated near-miss file or
+    an edited BEIR folder is recomputed, from the new data, on the next run without --overwrite."""
+    res, fresh = tmp_path / "res", tmp_path / "fresh"
+    run_bm25(suites, res)
+    data = suites["tiny-items"].parent
+    items = data / "items.jsonl"
+    rows = [json.loads(line) for line in items.read_text().splitlines()]
+    for row in rows:  # every label flipped: what BM25 got right is now wrong, and the reverse
+        row.update(pos_close=row["neg_close"], neg_close=row["pos_close"], pos_far=row["neg_far"], neg_far=row["pos_far"])
+    items.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    corpus = data / "beir" / "two" / "corpus.jsonl"
+    docs = [json.loads(line) for line in corpus.read_text().splitlines()]
+    docs.reverse()  # same documents, another file: the checksum changes, the scores need not
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    before = read_results(res / "bm25" / "tiny-items.json").datasets["negation"]["triplet_accuracy"]
+    r = run_bm25(suites, res)
+    assert statuses(r.stdout) == {
+        ("tiny-ir", "one"): "reused",
+        ("tiny-ir", "two"): "computed",
+        ("tiny-items", "negation"): "computed",  # the revision is the file's checksum, so
+        ("tiny-items", "role_swap"): "computed",  # every category of a changed file is recomputed
+        ("tiny-triplets", "negation"): "reused",
+        ("tiny-triplets", "role_swap"): "reused",
+    }
+    run_bm25(suites, fresh)
+    for s in SUITES:
+        assert read_results(res / "bm25" / f"{s}.json").datasets == read_results(fresh / "bm25" / f"{s}.json").datasets
+    after = read_results(res / "bm25" / "tiny-items.json").datasets["negation"]["triplet_accuracy"]
+    assert after != before
+    assert not list(res.rglob(".*"))

@@ -123,6 +123,12 @@ class Suite(ABC):
     def revision(self, data: Any) -> str | None:
         return getattr(data, "revision", None)
 
+    def dataset_revision(self, name: str) -> str | None:
+        """The revision ``load(name)`` records (a data checksum or a pinned commit), for deciding
+        whether a finished dataset may be reused. By default it loads the dataset; a suite type
+        overrides it when the checksum is cheaper. Raises DataUnavailable as ``load`` does."""
+        return self.revision(self.load(name))
+
     def source(self, data: Any) -> str:
         return str(getattr(data, "source", ""))
 

@@ -132,6 +132,10 @@ class NearMissSuite(Suite):
         here = type(self)(self.config, self.path, None)
         return {name: here.load(name) for name in here.dataset_names()}
 
+    def dataset_revision(self, name: str) -> str | None:
+        self._load_all()
+        return self._revisions.get(name)
+
     def load(self, name: str) -> NearMissData:
         records = self._load_all().get(name, [])
         triplets = [r for r in records if isinstance(r, Triplet)]

@@ -93,6 +93,10 @@ class BeirSuite(RetrievalSuite):
             source=ds.name,
         )
 
+    def dataset_revision(self, name: str) -> str | None:
+        ds = next(d for d in self.config.datasets if d.name == name)
+        return folder_fingerprint(self.folder(ds), ds.split)
+
     def load(self, name: str) -> RetrievalData:
         ds = next(d for d in self.config.datasets if d.name == name)
         folder = self.folder(ds)
