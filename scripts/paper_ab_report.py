@@ -97,7 +97,8 @@ def report(results: Path) -> str:
     for arm in "ab":
         for k in seeds:
             sps = seconds_per_step(out, arm, k)
-            lines.append(f"| {arm.upper()}, seed {k} | " + " | ".join(f"{runs[arm][k][s]:.3f}" if s in runs[arm][k] else "—" for s in SUITES) + f" | {sps:.2f} |" if sps else " | — |")
+            cells = " | ".join(f"{runs[arm][k][s]:.3f}" if s in runs[arm][k] else "—" for s in SUITES)
+            lines.append(f"| {arm.upper()}, seed {k} | {cells} | " + (f"{sps:.2f}" if sps else "—") + " |")
     return "\n".join(lines) + "\n\n" + PAPER + "\n"
 
 
