@@ -7,6 +7,13 @@ cd "$(dirname "$0")/.."
 CBENCH=${CBENCH:-cbench}
 MODELS=(all-MiniLM-L6-v2 bm25 minilm-static minilm-mean minilm-maxsim minilm-align
         minilm-cnn-frozen minilm-transformer-frozen minilm-cnn minilm-transformer)
+# minilm-ft-a / minilm-ft-b read their weights from runs/paper-ab (made by `make paper-ab`, not
+# committed); without them their committed results are kept as they are.
+if [[ -d runs/paper-ab/model-a-baseline/seed_13/model && -d runs/paper-ab/model-b-structured/seed_13/model ]]; then
+  MODELS+=(minilm-ft-a minilm-ft-b)
+else
+  echo "minilm-ft-a, minilm-ft-b: no runs/paper-ab (make paper-ab); their committed results are kept" >&2
+fi
 MODEL_SUITES=(--suite classic-ir --suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nearmiss-v1)
 # Controls (submissions/controls/: surface-only and candidate-only scorers) have no retrieval;
 # they run on the near-miss suites and give the leaderboard its chance band.

@@ -29,11 +29,18 @@ from pathlib import Path
 
 from harness.errors import CBenchError
 from harness.jsonfile import json_lines, json_list
+from harness.paths import portable
 
 Row = tuple[str, ...]
 
 # Suites that are evaluation only: no file of theirs may be used for training.
 EVAL_ONLY_SUITES = ("nearmiss-hand",)
+
+
+def recorded_path(path: Path) -> str:
+    """A data file as provenance records it: relative to the project or the data dir when it lies
+    there (no machine paths in a shareable submission file), else as given."""
+    return portable(path) or str(path)
 
 
 @dataclass
@@ -162,7 +169,7 @@ def read_train_file(path: Path) -> TrainFile:
             raise CBenchError(f"{len(r)} texts where earlier rows have {first}; one file must be all pairs or all triplets", source=path, field=where)
     digest = sha256_file(path)
     refuse_evaluation_file(path, digest)
-    return TrainFile(str(path), digest, rows, "train")
+    return TrainFile(recorded_path(path), digest, rows, "train")
 
 
 def _structural_format(path: Path, text: str) -> str:
@@ -219,7 +226,7 @@ def read_structural_file(path: Path) -> TrainFile:
         raise CBenchError("no near-miss records (pairs need label 0)", source=path)
     digest = sha256_file(path)
     refuse_evaluation_file(path, digest)
-    return TrainFile(str(path), digest, rows, "structural", note=f"{fmt}: identity triplets (anchor, anchor, negative)")
+    return TrainFile(recorded_path(path), digest, rows, "structural", note=f"{fmt}: identity triplets (anchor, anchor, negative)")
 
 
 def evaluation_digests() -> dict[str, str]:
@@ -275,7 +282,7 @@ def suite_train_records(suite_ref: str) -> tuple[list, list[TrainFile]]:
         path = suite._locate(f)  # noqa: SLF001 - the suite's own lookup rules
         recs = [r for r in read_records(path, suite.config.format) if isinstance(r, (NearMissItem, Triplet)) and r.split == "train"]
         records += recs
-        files.append(TrainFile(str(path), sha256_file(path), [], "suite-train", note=f"suite {suite.name}, split train, {len(recs)} records"))
+        files.append(TrainFile(recorded_path(path), sha256_file(path), [], "suite-train", note=f"suite {suite.name}, split train, {len(recs)} records"))
     if not records:
         raise CBenchError("no 'train' split records (five-text items or triplets)", source=", ".join(t.path for t in files) or suite_ref)
     return records, files

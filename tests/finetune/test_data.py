@@ -98,3 +98,10 @@ def test_provenance_field_is_descriptive():
     assert "provenance" not in plain.model_dump(mode="json")  # results of other submissions unchanged
     assert made.model_dump(mode="json")["provenance"] == {"steps": 3}
     assert Submission(plain, None).hash == Submission(made, None).hash
+
+
+def test_data_files_are_recorded_without_machine_paths():
+    """The shipped suite's train file is named relative to the project in provenance (the generated
+    submission YAML is meant to be shared)."""
+    _records, files = suite_train_records("nearmiss")
+    assert [f.path for f in files] == ["suites/nearmiss/nearmiss-v2.jsonl"]
