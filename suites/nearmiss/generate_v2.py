@@ -288,10 +288,7 @@ def _negation_edit(a: str, b: str) -> bool:
 
 def edit_problem(category: str, a: str, b: str) -> str | None:
     """Why b is not the category's minimal edit of a (None when it is)."""
-    from harness.surface import words
-
-    wa, wb = words(a), words(b)
-    permuted = sorted(wa) == sorted(wb) and wa != wb
+    permuted = is_permutation(a, b)
     if category in PERMUTATION:
         return None if permuted else "not a permutation of the same words"
     if category == "negation":
