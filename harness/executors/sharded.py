@@ -1,8 +1,8 @@
 """Sharded corpus encoding with Ray Data, for retrieval with one vector per text.
 
-A coordinator (the unit's Ray task) encodes the queries, cuts the corpus into blocks of at most
-``SHARD_BLOCK`` documents and hands them to ``map_batches`` over an actor pool of ``N`` encoders
-(``concurrency=N``; each actor builds the submission's scorer once). An actor encodes a block
+A coordinator (the unit's Ray task) encodes the queries, cuts the corpus into blocks of
+``harness.search.DOC_CHUNK`` documents (50,000) and hands them to ``map_batches`` over an actor pool of ``N`` encoders
+(``ActorPoolStrategy(size=N)``; each actor builds the submission's scorer once). An actor encodes a block
 through its node's embedding cache, runs ``harness.search.exact_search`` of every query against
 the block and returns that block's top-k per query. The coordinator merges blocks as they stream
 back, keeping per query the best k under the harness's one tie rule (``harness.search``: score
@@ -10,9 +10,12 @@ descending, then document id ascending).
 
 Why the merge is exact: that rule is a total order (document ids are unique), and the best k of a
 union are among the best k of each part, so merging the blocks' top-k gives the unsharded top-k,
-ties included. Scores are the same numbers as unsharded because each one is one query vector
-times one document vector (cosine: both normalised per row) - on nodes with the same BLAS; the
-tests check equality of the whole results file.
+ties included. The scores are the same numbers too: the blocks start at the offsets where
+``exact_search`` cuts its own document chunks, so each block's scores come from the very matrix
+product (same shapes, same query chunks) the unsharded search computes. (A matrix product's last
+bit can depend on its shape: a block of one document goes through another BLAS kernel than 50,000;
+cutting elsewhere broke ties differently in the tests.) This assumes the same BLAS on every node.
+A corpus of at most one chunk is one block: one encoder works, the others idle.
 
 Memory: an actor holds one block's texts, embeddings and (queries x block) scores at a time; the
 coordinator holds the corpus texts (it loaded the dataset), the query vectors and k results per
@@ -23,12 +26,12 @@ CPUs (GPUs with ``--device cuda``) free in the cluster at that moment, when that
 from __future__ import annotations
 
 import logging
-import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import ray
 
+from harness import search
 from harness.search import exact_search, rank
 
 if TYPE_CHECKING:
@@ -38,7 +41,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("cbench")
 
 AUTO_SHARD_DOCS = 250_000  # documents from which a retrieval dataset is sharded without --shards
-SHARD_BLOCK = 100_000  # documents per block: one actor call (one map_batches batch)
 
 
 def auto_shards(n_docs: int, cpus: float, gpus: float) -> int:
@@ -78,11 +80,11 @@ class ShardedRetrieval:
 class ShardSearcher:
     """The Ray Data UDF: one encoder (the submission's scorer, built once per actor)."""
 
-    def __init__(self, spec: WorkerSpec, q_box: list, top_k: int, cosine: bool):
+    def __init__(self, spec: WorkerSpec, q: np.ndarray, top_k: int, cosine: bool):
         from harness.executors.worker import worker_scorer
 
         self.ctx, self.scorer = worker_scorer(spec)
-        self.q = ray.get(q_box[0])  # boxed: Ray Data hands constructor arguments on as they are
+        self.q = np.array(q, dtype=np.float32)  # a writable copy (what arrives from the object store is read-only)
         self.q_ids = [str(i) for i in range(self.q.shape[0])]
         self.top_k, self.cosine = top_k, cosine
 
@@ -111,16 +113,17 @@ def sharded_search(
 
     data_ctx = ray.data.DataContext.get_current()
     data_ctx.enable_progress_bars = False
-    block = max(1, min(SHARD_BLOCK, math.ceil(len(doc_ids) / shards)))
+    logging.getLogger("ray.data").setLevel(logging.WARNING)  # no per-dataset execution plans in the driver's log
+    block = search.DOC_CHUNK  # exact_search's own chunk offsets (see the module docstring)
     table = pa.table({"id": doc_ids, "text": texts})
     ds = ray.data.from_arrow([table.slice(s, block) for s in range(0, len(doc_ids), block)])
     k = min(top_k, len(doc_ids))
     out = ds.map_batches(
         ShardSearcher,
-        fn_constructor_kwargs={"spec": spec, "q_box": [ray.put(q)], "top_k": k, "cosine": cosine},
+        fn_constructor_kwargs={"spec": spec, "q": q, "top_k": k, "cosine": cosine},
         batch_size=block,
         batch_format="numpy",
-        concurrency=shards,
+        compute=ray.data.ActorPoolStrategy(size=shards),  # a fixed pool of N encoders (Ray >= 2.51: compute, not concurrency)
         num_cpus=cpus,
         num_gpus=gpus,
     )
