@@ -100,6 +100,11 @@ def run_ray(request: RunRequest, *, address: str | None = None, shards: int | No
 def _run(request: RunRequest, shards: int | None, cpus: float) -> list[SubmissionRun]:
     t_start = time.perf_counter()
     gpus = 1.0 if request.device.startswith("cuda") else 0.0
+    have = ray.cluster_resources()
+    if gpus and have.get("GPU", 0) < gpus:  # a task asking for a GPU the cluster lacks would wait forever
+        raise CBenchError(f"the Ray cluster has no GPU (it has {have.get('CPU', 0):g} CPUs); use --device cpu or add GPU nodes", source="--device")
+    if cpus > have.get("CPU", 0):
+        raise CBenchError(f"{cpus:g} CPUs per task, but the Ray cluster has {have.get('CPU', 0):g} in all", source="--cpus-per-task")
     ctx = RunContext(device=request.device, use_cache=request.use_cache, trust_remote_code=request.trust_remote_code)
     subs, suites = request.submissions, request.suites
     scorers, deps = [], []

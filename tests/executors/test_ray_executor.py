@@ -99,3 +99,12 @@ def test_ray_run_stopped_after_its_first_dataset_resumes(ray_cluster, suites, tm
     assert final["complete"] and final["metadata"]["dataset_revisions"][first] == partial["metadata"]["dataset_revisions"][first]
     assert cbench("run", *common, "--results-dir", str(tmp_path / "local")).exit_code == 0
     assert differences(tmp_path / "local", res) == []
+
+
+def test_resources_the_cluster_lacks_are_one_line_not_a_hang(ray_cluster, suites, tmp_path):
+    common = ["run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(tmp_path / "r"), "--executor", "ray"]
+    gpu = cbench(*common, "--device", "cuda")
+    assert gpu.exit_code == 2 and "--device: the Ray cluster has no GPU" in gpu.stderr, gpu.output
+    cpus = cbench(*common, "--cpus-per-task", "3")
+    assert cpus.exit_code == 2 and "--cpus-per-task: 3 CPUs per task, but the Ray cluster has 2 in all" in cpus.stderr, cpus.output
+    assert not (tmp_path / "r").exists()
