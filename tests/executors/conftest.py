@@ -7,13 +7,12 @@ from pathlib import Path
 
 import pytest
 
-ray = pytest.importorskip("ray")
-
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
     """Started once per module with its own embedding cache (workers inherit the environment the
     cluster starts with: this cache is the node's), shut down after."""
+    ray = pytest.importorskip("ray")
     cache = tmp_path_factory.mktemp("ray-node-cache")
     old = os.environ.get("CBENCH_CACHE")
     os.environ["CBENCH_CACHE"] = str(cache)

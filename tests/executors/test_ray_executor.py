@@ -12,6 +12,7 @@ from harness.cli import app
 
 from .helpers import differences
 
+ray = pytest.importorskip("ray")  # the `ray` extra (in `dev`)
 runner = CliRunner()
 SUBMISSIONS = ("--model", "minilm-static", "--model", "bm25")  # a static embedding kind and a lexical one
 
@@ -108,3 +109,18 @@ def test_resources_the_cluster_lacks_are_one_line_not_a_hang(ray_cluster, suites
     cpus = cbench(*common, "--cpus-per-task", "3")
     assert cpus.exit_code == 2 and "--cpus-per-task: 3 CPUs per task, but the Ray cluster has 2 in all" in cpus.stderr, cpus.output
     assert not (tmp_path / "r").exists()
+
+
+def test_a_second_driver_connects_with_ray_address(ray_cluster, suites, tmp_path):
+    """`--ray-address ADDR`: a separate `cbench run` process uses the running cluster (here the
+    fixture's) instead of starting one, and leaves it running."""
+    import subprocess
+    import sys
+
+    address = ray.get_runtime_context().gcs_address
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--model", "bm25", "--suite", str(suites["tiny-ir"]), "--results-dir", str(tmp_path / "r")]
+    out = subprocess.run([*cmd, "--executor", "ray", "--ray-address", address], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "[2/2] bm25/tiny-ir/" in out.stderr and " on " in out.stderr  # each unit reported with the node it ran on
+    assert json.loads((tmp_path / "r" / "bm25" / "tiny-ir.json").read_text())["complete"]
+    assert ray.is_initialized() and ray.cluster_resources().get("CPU") == 2  # the cluster is still there
