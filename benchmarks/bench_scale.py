@@ -254,6 +254,14 @@ def growth_notes(rows: list[dict]) -> list[str]:
                 f"- memory, {mode}, between {a['docs']:,} and {b['docs']:,} documents: driver {per * (b['maxrss_mib'] - a['maxrss_mib']):+.0f} MiB and "
                 f"process tree {per * (b['tree_peak_mib'] - a['tree_peak_mib']):+.0f} MiB per 100,000 documents"
             )
+    by = {(r["docs"], r["mode"]): r for r in ok}
+    for n in sorted({r["docs"] for r in ok}):
+        if (n, "local") in by and (n, "ray --shards 2") in by:
+            a, b = by[(n, "local")], by[(n, "ray --shards 2")]
+            out.append(
+                f"- ray --shards 2 vs local at {n:,} documents: wall ×{b['wall_s'] / a['wall_s']:.2f}, retrieve ×{b['timings']['retrieve'] / a['timings']['retrieve']:.2f}, "
+                f"driver RSS {b['maxrss_mib']:.0f} vs {a['maxrss_mib']:.0f} MiB"
+            )
     out += [
         "",
         "Where memory stops being bounded: the search itself is bounded (1,024 queries x 50,000 documents of scores at a time), but a local run",
