@@ -1,5 +1,5 @@
 """`cbench run --executor ray` on a local Ray cluster (2 CPUs): the same results files as the local
-executor, sharded search equal to unsharded, and a run stopped after its first dataset resumes."""
+executor, sharded search equal to unsharded, and a run stopped (or SIGKILLed) after its first dataset resumes."""
 
 from __future__ import annotations
 
@@ -124,3 +124,45 @@ def test_a_second_driver_connects_with_ray_address(ray_cluster, suites, tmp_path
     assert "[2/2] bm25/tiny-ir/" in out.stderr and " on " in out.stderr  # each unit reported with the node it ran on
     assert json.loads((tmp_path / "r" / "bm25" / "tiny-ir.json").read_text())["complete"]
     assert ray.is_initialized() and ray.cluster_resources().get("CPU") == 2  # the cluster is still there
+
+
+def test_a_sigkilled_ray_driver_resumes_with_only_the_missing_dataset(ray_cluster, tmp_path):
+    """A real kill: a `cbench run --executor ray` process on the fixture's cluster gets SIGKILL as
+    soon as its first dataset is written (each dataset ~10,000 documents, one task at a time via
+    --cpus-per-task 2, so the second is still running). The next run computes only the other one."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from cbench_testutil import write_beir
+
+    rng = random.Random(5)
+    words = "cat dog river bank bread oven stock market rain flood tea train bees honey chess queen".split()
+    for name in ("alpha", "beta"):
+        docs = {f"{name}{i:05d}": ("", " ".join(rng.choices(words, k=12))) for i in range(10_000)}
+        queries = {f"q{j}": " ".join(rng.choices(words, k=3)) for j in range(20)}
+        write_beir(tmp_path / name, docs, queries, [(f"q{j}", f"{name}{j:05d}", 1) for j in range(20)])
+    (tmp_path / "two.yaml").write_text("name: two\ntype: beir\ndatasets:\n  - {name: alpha, path: alpha}\n  - {name: beta, path: beta}\n")
+    res = tmp_path / "res"
+    cmd = [sys.executable, "-m", "harness.cli", "run", "--model", "minilm-static", "--suite", str(tmp_path / "two.yaml"), "--results-dir", str(res), "--no-cache"]
+    cmd += ["--executor", "ray", "--ray-address", ray.get_runtime_context().gcs_address, "--cpus-per-task", "2"]
+    target = res / "minilm-static" / "two.json"
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while not target.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    first = json.loads(target.read_text())
+    assert len(first["datasets"]) == 1 and not first["complete"]  # killed between the two datasets
+    done = next(iter(first["datasets"]))
+
+    again = subprocess.run([*cmd, "--quiet"], capture_output=True, text=True, timeout=240)
+    assert again.returncode == 0, again.stderr[-3000:]
+    status = {line.split("│")[2].strip(): line for line in again.stdout.splitlines() if line.count("│") > 4 and "two" in line.split("│")[1]}
+    other = ({"alpha", "beta"} - {done}).pop()
+    assert "reused" in status[done] and "computed" in status[other]
+    final = json.loads(target.read_text())
+    assert final["complete"] and final["datasets"][done] == first["datasets"][done]
