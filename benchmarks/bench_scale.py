@@ -152,6 +152,7 @@ def main() -> None:
     if args.from_json:
         report = json.loads(args.from_json.read_text())
         report.setdefault("load_at_end", "(run stopped before the end)")
+        report["regenerated"] = f"this text was regenerated from {args.from_json.name} with --from-json (same measurements)"
         write_section(report, args.md)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -201,6 +202,8 @@ def write_section(report: dict, md: Path) -> None:
     ]
     if report["note"]:
         lines += [f"**Note:** {report['note']}", ""]
+    if report.get("regenerated"):
+        lines += [f"({report['regenerated']})", ""]
     lines += [
         f"Synthetic BEIR folders (seeded; {N_QUERIES} queries, one relevant document each), submission `{SUBMISSION}` (model2vec static, 256 dims),",
         "each run a fresh process with an empty embedding cache. *wall*: the whole command, from outside. *driver RSS*: `ru_maxrss` of the",
