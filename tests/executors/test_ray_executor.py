@@ -166,3 +166,12 @@ def test_a_sigkilled_ray_driver_resumes_with_only_the_missing_dataset(ray_cluste
     assert "reused" in status[done] and "computed" in status[other]
     final = json.loads(target.read_text())
     assert final["complete"] and final["datasets"][done] == first["datasets"][done]
+
+
+def test_automatic_shards_follow_the_threshold_and_the_free_cluster(ray_cluster):
+    from harness.executors.sharded import AUTO_SHARD_DOCS, auto_shards
+
+    assert auto_shards(AUTO_SHARD_DOCS - 1, 1.0, 0.0) == 1  # small corpus: not sharded
+    assert auto_shards(AUTO_SHARD_DOCS, 1.0, 0.0) == 2  # the 2 free CPUs: two encoders
+    assert auto_shards(AUTO_SHARD_DOCS, 2.0, 0.0) == 1  # room for one encoder only: not sharded
+    assert auto_shards(AUTO_SHARD_DOCS, 1.0, 1.0) == 1  # --device cuda on a cluster without GPUs
