@@ -331,7 +331,10 @@ def write_markdown(report: dict, path: Path) -> None:
         if block["ndcg_notes"]:
             lines += ["", "nDCG@10 differences from the floor (a):", ""] + [f"- {n}" for n in block["ndcg_notes"]]
         lines.append("")
-    path.write_text("\n".join(lines))
+    old = path.read_text() if path.exists() else ""
+    marker = "<!-- scale-curve:begin -->"  # bench_scale.py's section: kept
+    kept = "\n\n" + old[old.index(marker) :] if marker in old else ""
+    path.write_text("\n".join(lines) + kept)
 
 
 def main() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -50,7 +49,10 @@ def _root(version: Annotated[bool, typer.Option("--version", help="Print the ver
 
 @app.command()
 def run(
-    model: Annotated[str, typer.Option("--model", "-m", help="Registered submission name, submission YAML, or hub id / model folder.")],
+    model: Annotated[
+        list[str] | None,
+        typer.Option("--model", "-m", help="Registered submission name, submission YAML, or hub id / model folder (repeatable)."),
+    ] = None,
     suite: Annotated[list[str] | None, typer.Option("--suite", "-s", help="Suite name, suite YAML or BEIR folder (repeatable).")] = None,
     results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Default: leaderboard/results.")] = None,
     limit_queries: Annotated[int | None, typer.Option("--limit-queries", min=1, help="Evaluate only the first N queries (by id) per dataset.")] = None,
@@ -62,47 +64,67 @@ def run(
     submissions_dir: SubmissionsDir = None,
     data_dir: DataDir = None,
     quiet: Quiet = False,
+    all_submissions: Annotated[bool, typer.Option("--all", help="Every registered submission (instead of --model).")] = False,
+    executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray (one Ray task per submission x suite x dataset).")] = "local",
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to use (auto: the one `ray start` made); default: start a local one.")] = None,
+    shards: Annotated[
+        int | None,
+        typer.Option("--shards", min=1, help="Ray: encode and search each retrieval corpus in N shards (dense/static kinds); default: automatic for large corpora."),
+    ] = None,
+    cpus_per_task: Annotated[float, typer.Option("--cpus-per-task", min=0.01, help="Ray: CPUs each task and each shard encoder declares.")] = 1.0,
 ) -> None:
-    """Evaluate one submission on one or more suites and write results JSON."""
+    """Evaluate submissions on one or more suites and write results JSON (one file per submission and suite)."""
     setup_logging(quiet)
+    from harness.executors import RunRequest, check_options, execute
     from harness.paths import DEFAULT_RESULTS_DIR
     from harness.paths import data_dir as resolve_data_dir
-    from harness.runner import run_suite
-    from harness.run_context import RunContext
-    from harness.submissions import Registry, build_submission_scorer
+    from harness.submissions import Registry
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
-    from harness.ui import Progress
 
-    sub = None
+    subs = []
     try:
+        check_options(executor, shards, ray_address)
+        if all_submissions == bool(model):
+            raise CBenchError("give --model (repeatable) or --all, not both" if model else "give --model NAME (repeatable) or --all", source="run")
         registry = Registry(submissions_dir)
-        sub = registry.resolve(model)
+        refs = list(registry.all()) if all_submissions else list(dict.fromkeys(model or []))
+        for ref in refs:
+            sub = registry.resolve(ref)
+            if any(s.name == sub.name for s in subs):
+                continue
+            subs.append(sub)
         droot = resolve_data_dir(data_dir)
         suites = [resolve_suite(s, droot) for s in (suite or ["nanobeir", "nearmiss"])]
-        out_dir = results_dir or DEFAULT_RESULTS_DIR
-        opts = EvalOptions(top_k=top_k, limit_queries=limit_queries)
-        outcomes = []
-        with Progress(enabled=not quiet and sys.stderr.isatty()) as progress:
-            ctx = RunContext(device=device, use_cache=not no_cache, trust_remote_code=trust_remote_code, progress=progress)
-            scorer = build_submission_scorer(sub, ctx, registry)
-            deps = registry.dependencies(sub)
-            for s in suites:
-                t0 = time.perf_counter()
-                outcome = run_suite(sub, scorer, s, ctx, out_dir, opts, overwrite=overwrite, dependencies=deps)
-                outcomes.append((outcome, time.perf_counter() - t0))
+        request = RunRequest(
+            submissions=subs,
+            suites=suites,
+            registry=registry,
+            results_dir=results_dir or DEFAULT_RESULTS_DIR,
+            opts=EvalOptions(top_k=top_k, limit_queries=limit_queries),
+            device=device,
+            use_cache=not no_cache,
+            trust_remote_code=trust_remote_code,
+            overwrite=overwrite,
+            progress=not quiet and sys.stderr.isatty(),
+            quiet=quiet,
+        )
+        ray_options = {"address": ray_address, "shards": shards, "cpus_per_task": cpus_per_task} if executor == "ray" else {}
+        done = execute(request, executor, **ray_options)
     except CBenchError as e:
-        if sub is not None and sub.path is not None and e.source == f"submission {sub.name}":
-            e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
+        for sub in subs:
+            if sub.path is not None and e.source == f"submission {sub.name}":
+                e.source = f"{sub.path} (submission {sub.name})"  # scorers know the name; name the file too
         fail(e)
     except OSError as e:  # a filesystem fault not handled where it happened: one line, not a traceback
         fail(os_error(e))
-    _summary(sub.name, outcomes, ctx, quiet=quiet)
-    if any(o.skipped for o, _ in outcomes):
+    for one in done:
+        _summary(one.submission.name, one.outcomes, one.texts_encoded, quiet=quiet)
+    if any(o.skipped for one in done for o, _ in one.outcomes):
         raise typer.Exit(EXIT_SKIPPED)
 
 
-def _summary(name: str, outcomes: list, ctx, *, quiet: bool = False) -> None:
+def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = False) -> None:
     from rich.table import Table
 
     table = Table(title=f"cbench results: {name}", title_justify="left")
@@ -124,8 +146,7 @@ def _summary(name: str, outcomes: list, ctx, *, quiet: bool = False) -> None:
         table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), str(outcome.path))
     print_table(table)
     if not quiet:  # --quiet: errors and the table only
-        encoded = ctx.counters.get("texts_encoded", 0)
-        err_console.print(f"texts encoded this run: {encoded}", highlight=False)
+        err_console.print(f"texts encoded this run: {texts_encoded}", highlight=False)
 
 
 @submissions_app.command("list")

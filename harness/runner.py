@@ -7,7 +7,7 @@ import math
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -115,32 +115,90 @@ def _results_lock(path: Path) -> Iterator[None]:
             pass
 
 
-def run_suite(
-    sub: Submission,
-    scorer: Scorer,
-    suite: Suite,
-    ctx: RunContext,
-    results_dir: Path,
-    opts: EvalOptions,
-    *,
-    overwrite: bool = False,
-    dependencies: dict[str, str] | None = None,
-) -> SuiteOutcome:
-    """``dependencies``: hashes of the submissions ``sub`` builds on (Registry.dependencies)."""
-    path = results_path(results_dir, sub.name, suite.name)
-    spath = sidecar_path(path)
-    deps = dict(dependencies or {})
-    fingerprints = scorer.fingerprints()
-    with _results_lock(path):
+def compute_dataset(sub_name: str, scorer: Scorer, suite: Suite, name: str, ctx: RunContext, opts: EvalOptions) -> DatasetRecord:
+    """Score one dataset: everything its results entry holds, nothing written. Runs wherever the
+    executor puts it (this process, or a Ray worker); raises DataUnavailable when the data is not
+    there and CBenchError for a non-finite metric."""
+    t0 = time.perf_counter()
+    data = suite.load(name)
+    t_load = time.perf_counter() - t0
+    before = dict(ctx.counters)
+    result = suite.evaluate(scorer, data, opts)
+    nonfinite = sorted(k for k, v in result.metrics.items() if not math.isfinite(v))
+    if nonfinite:
+        raise CBenchError(
+            f"metric(s) {', '.join(nonfinite)} are not finite (NaN or inf); no result written for it",
+            source=f"submission {sub_name}",
+            field=f"dataset {suite.name}/{name}",
+        )
+    return DatasetRecord(
+        metrics=result.metrics,
+        details=result.details,
+        timings={"load": t_load, **result.timings},
+        counters={k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)},
+        revision=suite.revision(data),
+        source=suite.source(data),
+        items=[it if it.dataset == name else it.model_copy(update={"dataset": name}) for it in result.items or []],
+    ).with_interval(suite.main_metric)
+
+
+class SuiteRun:
+    """One results file while a run fills it, on the process that writes it (the driver).
+
+    Entering takes the file's lock, reads a resumable old file and decides ``pending``: the
+    datasets still to compute. ``record`` / ``skip`` take each dataset's outcome, computed here or
+    elsewhere, in any order, and write both files after every dataset (a killed run resumes
+    there); ``finish`` writes what is left and gives the outcome. The lock is released on exit."""
+
+    def __init__(
+        self,
+        sub: Submission,
+        scorer: Scorer,
+        suite: Suite,
+        ctx: RunContext,
+        results_dir: Path,
+        opts: EvalOptions,
+        *,
+        overwrite: bool = False,
+        dependencies: dict[str, str] | None = None,
+    ):
+        self.sub, self.scorer, self.suite, self.ctx, self.opts = sub, scorer, suite, ctx, opts
+        self.overwrite = overwrite
+        self.path = results_path(results_dir, sub.name, suite.name)
+        self.spath = sidecar_path(self.path)
+        self.deps = dict(dependencies or {})
+        self.fingerprints = scorer.fingerprints()
+        self.scorer_info: dict | None = None  # the scorer's info as the computing process saw it (None: ask the scorer here)
+        self.names: list[str] = []
+        self.pending: list[str] = []
+        self.records: dict[str, DatasetRecord] = {}
+        self.old: Results | None = None
+        self.outcome = SuiteOutcome(suite.name, self.path, None)  # type: ignore[arg-type]
+        self._stack = ExitStack()
+
+    def __enter__(self) -> SuiteRun:
+        self._stack.enter_context(_results_lock(self.path))
+        try:
+            self._prepare()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stack.close()
+
+    def _prepare(self) -> None:
+        path, spath, suite = self.path, self.spath, self.suite
         for stale in [*path.parent.glob(f".tmp-*-{path.name}"), *path.parent.glob(f".tmp-*-{spath.name}")]:  # a killed writer's; we hold the lock
             stale.unlink(missing_ok=True)
         old: Results | None = None
-        if path.exists() and not overwrite:
+        if path.exists() and not self.overwrite:
             try:
                 old = read_results(path)
             except CBenchError as e:
                 log.warning("%s; recomputing", e.line)
-            if old is not None and (why := _compatible(old, sub, deps, fingerprints, suite, opts)):
+            if old is not None and (why := _compatible(old, self.sub, self.deps, self.fingerprints, suite, self.opts)):
                 log.warning("%s: %s; recomputing all datasets", path, why)
                 old = None
         old_items = _reusable_items(spath, old) if old is not None else {}
@@ -153,50 +211,62 @@ def run_suite(
             if current != records[name].revision:
                 log.warning("%s: the data of dataset %s changed (%s, now %s); recomputing it", path, name, records[name].revision, current)
                 del records[name]
-        outcome = SuiteOutcome(suite.name, path, None)  # type: ignore[arg-type]
         try:
             names = suite.dataset_names()
         except DataUnavailable as e:  # the whole suite's data is missing (e.g. one data file)
             names = []
-            outcome.skipped[e.source or suite.name] = e.message
+            self.outcome.skipped[e.source or suite.name] = e.message
             log.warning("skipped %s: %s", suite.name, e.line)
-        for name in names:
-            if name in records:  # reused from the old file
-                continue
-            t0 = time.perf_counter()
+        self.old, self.records, self.names = old, records, names
+        self.pending = [n for n in names if n not in records]
+
+    def record(self, name: str, record: DatasetRecord, scorer_info: dict | None = None) -> None:
+        """A computed dataset: kept and written at once (both files, atomically)."""
+        if scorer_info is not None:
+            self.scorer_info = scorer_info
+        self.records[name] = record
+        self.outcome.computed.append(name)
+        _write(self.path, self.spath, self._assemble(), self.records)  # after every dataset: a killed run resumes here
+
+    def skip(self, name: str, message: str) -> None:
+        self.outcome.skipped[name] = message
+        log.warning("skipped %s/%s: %s", self.suite.name, name, message)
+
+    def finish(self) -> SuiteOutcome:
+        results = self._assemble()
+        if self.outcome.computed or self.old is None or self.old.skipped != results.skipped or not self.spath.exists():
+            _write(self.path, self.spath, results, self.records)
+        self.outcome.results = results
+        return self.outcome
+
+    def _assemble(self) -> Results:
+        return _assemble(
+            self.sub, self.scorer, self.suite, self.ctx, self.opts, self.names, self.records, self.outcome.skipped, self.deps, self.fingerprints, self.scorer_info
+        )
+
+
+def run_suite(
+    sub: Submission,
+    scorer: Scorer,
+    suite: Suite,
+    ctx: RunContext,
+    results_dir: Path,
+    opts: EvalOptions,
+    *,
+    overwrite: bool = False,
+    dependencies: dict[str, str] | None = None,
+) -> SuiteOutcome:
+    """Every dataset of a suite, one after the other in this process (the local executor).
+    ``dependencies``: hashes of the submissions ``sub`` builds on (Registry.dependencies)."""
+    with SuiteRun(sub, scorer, suite, ctx, results_dir, opts, overwrite=overwrite, dependencies=dependencies) as run:
+        for name in run.pending:
             try:
-                data = suite.load(name)
+                record = compute_dataset(sub.name, scorer, suite, name, ctx, opts)
             except DataUnavailable as e:
-                outcome.skipped[name] = e.message
-                log.warning("skipped %s/%s: %s", suite.name, name, e.message)
+                run.skip(name, e.message)
                 continue
-            t_load = time.perf_counter() - t0
-            before = dict(ctx.counters)
-            result = suite.evaluate(scorer, data, opts)
-            nonfinite = sorted(k for k, v in result.metrics.items() if not math.isfinite(v))
-            if nonfinite:
-                raise CBenchError(
-                    f"metric(s) {', '.join(nonfinite)} are not finite (NaN or inf); no result written for it",
-                    source=f"submission {sub.name}",
-                    field=f"dataset {suite.name}/{name}",
-                )
-            records[name] = DatasetRecord(
-                metrics=result.metrics,
-                details=result.details,
-                timings={"load": t_load, **result.timings},
-                counters={k: v - before.get(k, 0) for k, v in ctx.counters.items() if v - before.get(k, 0)},
-                revision=suite.revision(data),
-                source=suite.source(data),
-                items=[it if it.dataset == name else it.model_copy(update={"dataset": name}) for it in result.items or []],
-            ).with_interval(suite.main_metric)
-            outcome.computed.append(name)
-            results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
-            _write(path, spath, results, records)  # after every dataset: a killed run resumes here
-        results = _assemble(sub, scorer, suite, ctx, opts, names, records, outcome.skipped, deps, fingerprints)
-        if outcome.computed or old is None or old.skipped != results.skipped or not spath.exists():
-            _write(path, spath, results, records)
-        outcome.results = results
-        return outcome
+            run.record(name, record)
+        return run.finish()
 
 
 def _write(path: Path, spath: Path, results: Results, records: dict[str, DatasetRecord]) -> None:
@@ -248,6 +318,7 @@ def _assemble(
     skipped: dict[str, str],
     deps: dict[str, str],
     fingerprints: dict[str, str],
+    scorer_info: dict | None = None,
 ) -> Results:
     done = {n: records[n] for n in names if n in records}
     ordered = {n: r.metrics for n, r in done.items()}
@@ -255,7 +326,7 @@ def _assemble(
     complete = bool(names) and all(n in ordered for n in names)
     main = suite.main_score(ordered, aggregate) if complete else None
     env = environment()
-    info = dict(scorer.info())
+    info = dict(scorer.info() if scorer_info is None else scorer_info)
     if suite.task == "retrieval":
         info.setdefault("top_k", opts.top_k)
     meta = Metadata(

@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import torch
 
+# Documents scored against a chunk of queries at once. The sharded search cuts the corpus at the
+# same offsets (harness/executors/sharded.py), so every score comes from the same matrix product.
+DOC_CHUNK = 50_000
+
 
 def rank_key(item: tuple[str, float]) -> tuple[float, str]:
     """Sort key of a (document id, score) pair: score descending, then id ascending."""
@@ -48,7 +52,7 @@ def exact_search(
     top_k: int,
     *,
     cosine: bool = True,
-    doc_chunk: int = 50_000,
+    doc_chunk: int | None = None,
     query_chunk: int = 1024,
 ) -> dict[str, dict[str, float]]:
     """Top-``top_k`` documents per query by cosine (or dot) similarity (ties: the rule above).
@@ -56,6 +60,7 @@ def exact_search(
     Memory is bounded by query_chunk x doc_chunk scores at a time; each chunk's best ``top_k``,
     with everything tied with its k-th score, are merged across document chunks.
     """
+    doc_chunk = doc_chunk or DOC_CHUNK
     if len(q_ids) == 0:
         return {}
     if len(d_ids) == 0:

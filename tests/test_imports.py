@@ -17,6 +17,7 @@ LAYERS: list[set[str]] = [
     {"scorers", "surface"},
     {"submissions", "suites"},
     {"runner", "leaderboard", "compare", "export_mteb", "finetune", "frames"},
+    {"executors"},
     {"commands"},
     {"cli"},
 ]
