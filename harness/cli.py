@@ -59,6 +59,7 @@ def run(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Recompute datasets that already have results.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
+    backend: Annotated[str | None, typer.Option("--backend", help="Encoder submissions: torch or onnx (ONNX Runtime, CPU); overrides the submission's backend.")] = None,
     submissions_dir: SubmissionsDir = None,
     data_dir: DataDir = None,
     quiet: Quiet = False,
@@ -69,7 +70,7 @@ def run(
     from harness.paths import data_dir as resolve_data_dir
     from harness.runner import run_suite
     from harness.run_context import RunContext
-    from harness.submissions import Registry, build_submission_scorer
+    from harness.submissions import Registry, build_submission_scorer, with_backend
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
     from harness.ui import Progress
@@ -77,7 +78,7 @@ def run(
     sub = None
     try:
         registry = Registry(submissions_dir)
-        sub = registry.resolve(model)
+        sub = with_backend(registry.resolve(model), backend)
         droot = resolve_data_dir(data_dir)
         suites = [resolve_suite(s, droot) for s in (suite or ["nanobeir", "nearmiss"])]
         out_dir = results_dir or DEFAULT_RESULTS_DIR
