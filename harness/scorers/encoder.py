@@ -119,6 +119,8 @@ def export_onnx(source: str, target: Path, *, trust_remote_code: bool = False, w
         (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # only the optimised graph is loaded
         if not (tmp / "onnx" / ONNX_FILE).is_file():
             raise CBenchError(f"the ONNX export wrote no onnx/{ONNX_FILE}", source=where, field="backend")
+        if target.exists() and not (target / "onnx" / ONNX_FILE).is_file():
+            shutil.rmtree(target)  # not an export of ours (ours appear whole, in one rename): replace it
         try:
             os.rename(tmp, target)
         except OSError:
