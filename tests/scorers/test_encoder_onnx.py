@@ -148,3 +148,18 @@ def test_committed_results_keep_their_hashes():
     meta = json.loads((ROOT / "leaderboard/results/all-MiniLM-L6-v2/classic-ir.json").read_text())["metadata"]
     sub = registry.get("all-MiniLM-L6-v2")
     assert EncoderScorer(sub.config, RunContext(use_cache=False), path=sub.path).fingerprints() == meta["fingerprints"]
+
+
+def test_onnx_export_carries_the_weights_delta(tiny_bert, tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    name = "0.auto_model.encoder.layer.1.output.dense.bias"
+    torch.manual_seed(1)
+    save_file({name: torch.randn(32)}, str(tmp_path / "delta.safetensors"))
+    texts = ["The cat sat on the warm mat.", "Bees collect nectar"]
+    plain = _scorer(tiny_bert, "torch", max_seq_length=64).embed(texts, "query")
+    t = _scorer(tiny_bert, "torch", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
+    o = _scorer(tiny_bert, "onnx", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
+    assert np.abs(t - plain).max() > 1e-3  # the delta matters ...
+    assert np.abs(o - t).max() < 1e-5  # ... and the export has it
