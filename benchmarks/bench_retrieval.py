@@ -508,6 +508,8 @@ def main() -> None:
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
     methods = [m for m in args.methods.split(",") if m]
+    if args.md_section not in (None, "onnx"):
+        sys.exit(f"--md-section: unknown section {args.md_section!r} (known: onnx)")
     import torch
 
     report: dict = {
@@ -558,14 +560,16 @@ def main() -> None:
             print(f"{coll:10s} ratios: " + ", ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in block["ratios"].items()), flush=True)
             for n in block["ndcg_notes"]:
                 print(f"{coll:10s} nDCG: {n}", flush=True)
+            write_reports(report, args)  # after every collection: a stopped run keeps what it measured
+    print(f"wrote {args.out} and {args.md}")
+
+
+def write_reports(report: dict, args: argparse.Namespace) -> None:
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     if args.md_section == "onnx":
         write_section(args.md, "onnx", onnx_section(report))
-    elif args.md_section:
-        sys.exit(f"--md-section: unknown section {args.md_section!r} (known: onnx)")
     else:
         write_markdown(report, args.md)
-    print(f"wrote {args.out} and {args.md}")
 
 
 if __name__ == "__main__":
