@@ -29,6 +29,7 @@ Backend = Literal["torch", "onnx"]
 ONNX_OPTIMIZATION = "O2"
 ONNX_FILE = f"model_{ONNX_OPTIMIZATION}.onnx"
 
+
 class HFModelFields(ModelFields):
     max_seq_length: int | None = Field(default=None, gt=0, le=32768)
     batch_size: int = Field(default=32, gt=0, le=4096)
