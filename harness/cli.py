@@ -61,6 +61,7 @@ def run(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Recompute datasets that already have results.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
+    backend: Annotated[str | None, typer.Option("--backend", help="Encoder submissions: torch or onnx (ONNX Runtime, CPU); overrides the submission's backend.")] = None,
     submissions_dir: SubmissionsDir = None,
     data_dir: DataDir = None,
     quiet: Quiet = False,
@@ -78,7 +79,7 @@ def run(
     from harness.executors import RunRequest, check_options, execute
     from harness.paths import DEFAULT_RESULTS_DIR
     from harness.paths import data_dir as resolve_data_dir
-    from harness.submissions import Registry
+    from harness.submissions import Registry, with_backend
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
 
@@ -93,6 +94,8 @@ def run(
             sub = registry.resolve(ref)
             if any(s.name == sub.name for s in subs):
                 continue
+            if backend is not None and (not all_submissions or "backend" in type(sub.config).model_fields):
+                sub = with_backend(sub, backend)  # --all: only the kinds that have a backend take it
             subs.append(sub)
         droot = resolve_data_dir(data_dir)
         suites = [resolve_suite(s, droot) for s in (suite or ["nanobeir", "nearmiss"])]

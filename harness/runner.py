@@ -83,7 +83,7 @@ def _compatible(old: Results, sub: Submission, deps: dict[str, str], fingerprint
     if m.dependencies != deps:
         return "a submission it builds on (first stage / encoder) changed"
     if m.fingerprints != fingerprints:
-        return "the model weights or verifier checkpoint changed"
+        return "the model weights, backend or verifier checkpoint changed"
     if m.suite_hash != suite.hash:
         return "the suite definition changed"
     if m.limit_queries != opts.limit_queries:

@@ -81,7 +81,8 @@ def resolve_base(ref: str, device: str = "cpu", submissions_dirs: list[Path] | N
     if sub.kind != "encoder":
         raise CBenchError(f"'{sub.name}' is a {sub.kind} submission; fine-tuning needs kind encoder", source="--base")
     ctx = RunContext(device=device, trust_remote_code=trust_remote_code, use_cache=False)
-    scorer = EncoderScorer(sub.config, ctx, base_dir=sub.path.parent if sub.path else None)
+    config = sub.config.model_copy(update={"backend": "torch"})  # training needs the torch model; same weights
+    scorer = EncoderScorer(config, ctx, base_dir=sub.path.parent if sub.path else None)
     if sub.config.query_prompt or sub.config.document_prompt:
         log.warning("%s has prompts; fine-tuning and the generated submission use none", sub.name)
     return BaseModel(ref, sub.name, sub.config.model, scorer.resolved.location, scorer.weights_fingerprint, scorer)

@@ -46,12 +46,22 @@ class SubmissionBase(BaseModel):
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
     provenance: dict[str, Any] | None = Field(default=None, description="how the model was made (written by cbench finetune); descriptive only")
 
+    # Fields added after results were published: left out of dumps (hash, results'
+    # submission_config) while they hold their default, so older results keep their hashes.
+    omitted_when_default: ClassVar[frozenset[str]] = frozenset()
+
     @model_serializer(mode="wrap")
     def _omit_empty_provenance(self, handler):
-        """Dumps (results' submission_config) of submissions without provenance stay as they were."""
+        """Dumps (results' submission_config) of submissions without provenance, or with a newer
+        field at its default (``omitted_when_default``), stay as they were."""
         data = handler(self)
-        if isinstance(data, dict) and data.get("provenance") is None:
-            data.pop("provenance", None)
+        if isinstance(data, dict):
+            if data.get("provenance") is None:
+                data.pop("provenance", None)
+            fields = type(self).model_fields
+            for name in self.omitted_when_default:
+                if name in data and getattr(self, name) == fields[name].default:
+                    data.pop(name)
         return data
 
 

@@ -133,6 +133,18 @@ class Registry:
         return self.get(ref)
 
 
+def with_backend(sub: Submission, backend: str | None, *, source: str = "--backend") -> Submission:
+    """``sub`` run on ``backend`` (``--backend``): a copy of its config with ``backend`` set; only
+    kinds with a ``backend`` field (encoder) accept it. None: ``sub`` unchanged."""
+    if backend is None:
+        return sub
+    fields = type(sub.config).model_fields
+    if "backend" not in fields:
+        raise CBenchError(f"'{sub.name}' is a {sub.kind} submission; only encoder submissions have a backend", source=source)
+    config = validate_as(type(sub.config), {**sub.config.model_dump(mode="json"), "backend": backend}, source)
+    return Submission(config, sub.path)
+
+
 def build_submission_scorer(sub: Submission, ctx: RunContext, registry: Registry | None = None) -> Scorer:
     """The scorer of a submission, with the scorers it builds on.
 

