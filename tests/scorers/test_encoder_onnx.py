@@ -15,7 +15,7 @@ from harness.scorers import encoder as encoder_mod
 from harness.scorers.encoder import ONNX_FILE, EncoderConfig, EncoderScorer, onnx_export_dir
 from harness.submissions import Registry, load_submission
 
-from .conftest import assert_one_line_error, corpus_texts, read_result, run_submission, write_submission
+from .conftest import assert_one_line_error, cbench, corpus_texts, read_result, run_submission, write_submission
 
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
 pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")
@@ -100,6 +100,23 @@ def test_backend_on_a_non_encoder_kind_is_one_error(beir_dir, tmp_path):
     r = run_submission("lex", beir_dir, tmp_path / "res", subs, "--backend", "onnx")
     assert_one_line_error(r, "--backend", "'lex' is a lexical submission; only encoder submissions have a backend")
     assert not (tmp_path / "res").exists()
+
+
+def test_all_with_backend_moves_only_the_kinds_that_have_one(tiny_bert, beir_dir, tmp_path, monkeypatch):
+    """`--all --backend onnx`: the encoder runs on ONNX Runtime, the lexical submission as it is;
+    naming the lexical one with --model stays an error (above)."""
+    import harness.paths
+
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert)})
+    write_submission(subs, {"name": "lex", "kind": "lexical"})
+    monkeypatch.setattr(harness.paths, "SUBMISSIONS_DIR", subs)
+    monkeypatch.delenv("CBENCH_SUBMISSIONS", raising=False)
+    r = cbench("run", "--all", "--suite", str(beir_dir), "--results-dir", str(tmp_path / "res"), "--top-k", "5", "--quiet", "--backend", "onnx")
+    assert r.exit_code == 0, r.output
+    assert read_result(tmp_path / "res", "tiny")["metadata"]["fingerprints"]["backend"] == "onnx"
+    lex = read_result(tmp_path / "res", "lex")["metadata"]
+    assert "backend" not in lex["submission_config"] and "backend" not in lex["fingerprints"]
 
 
 def test_verifier_first_stage_may_be_onnx_but_not_its_token_encoder(tiny_bert):
