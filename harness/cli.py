@@ -11,7 +11,7 @@ import typer
 
 from harness import __version__
 from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
-from harness.ui import err_console, fail, out_console, print_table, setup_logging
+from harness.ui import err_console, escape, fail, out_console, print_table, setup_logging
 
 app = typer.Typer(
     add_completion=False,
@@ -61,7 +61,7 @@ def run(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Recompute datasets that already have results.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
-    backend: Annotated[str | None, typer.Option("--backend", help="Encoder submissions: torch or onnx (ONNX Runtime, CPU); overrides the submission's backend.")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="Encoder submissions: torch, onnx (ONNX Runtime, CPU) or openvino (OpenVINO float32, CPU); overrides the submission's backend.")] = None,
     submissions_dir: SubmissionsDir = None,
     data_dir: DataDir = None,
     quiet: Quiet = False,
@@ -181,7 +181,7 @@ def submissions_validate(files: Annotated[list[Path], typer.Argument(help="Submi
     for f in files:
         try:
             sub = load_submission(f)
-            out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False)
+            out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False, markup=False)
         except CBenchError as e:
             bad = True
             for line in e.lines:
@@ -240,7 +240,7 @@ def data_pull(
         if hub_offline():
             raise CBenchError("HF_HUB_OFFLINE is set; pulling needs the hub", source="data pull")
         for folder in pull(suite.config.datasets, to=to, prefix=suite.config.hub_prefix, revisions=revisions):
-            err_console.print(f"wrote {folder}")
+            err_console.print(f"wrote {folder}", highlight=False, markup=False)
     except CBenchError as e:
         fail(e)
     except OSError as e:  # --to unwritable, read-only, full
@@ -260,7 +260,7 @@ def main() -> None:
         err_console.print("interrupted")
         sys.exit(130)
     except OSError as e:  # any command: a filesystem fault is one line and exit 2, never a traceback
-        err_console.print(f"[red]error:[/red] {os_error(e).line}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(os_error(e).line)}", highlight=False, soft_wrap=True)
         sys.exit(EXIT_BAD_INPUT)
 
 

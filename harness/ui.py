@@ -8,6 +8,7 @@ from typing import NoReturn
 import typer
 
 from rich.console import Console
+from rich.markup import escape
 from rich.logging import RichHandler
 from rich.progress import (
     BarColumn,
@@ -90,5 +91,5 @@ class Progress:
 def fail(e: CBenchError) -> NoReturn:
     """Print a user error (one line per problem) and leave with its exit code."""
     for line in e.lines:
-        err_console.print(f"[red]error:[/red] {line}", highlight=False, soft_wrap=True)
+        err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
     raise typer.Exit(e.exit_code)

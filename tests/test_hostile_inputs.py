@@ -317,3 +317,16 @@ def test_real_process_prints_one_line(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert str(path) in proc.stderr and "did you mean 'max_seq_length'" in proc.stderr
+
+
+def test_brackets_in_paths_and_messages_are_printed_as_they_are(tmp_path):
+    """Rich markup is not applied to what the error names: a path like ``subs[red]/x[1].yaml`` or an
+    extra like ``cbench[onnx]`` is printed verbatim, not eaten as a style tag."""
+    folder = tmp_path / "subs[red]"
+    folder.mkdir()
+    bad = folder / "bad[bold].yaml"
+    bad.write_text("name: bad\nkind: encoder\nmodel: x\nbatch_size: -1\n")
+    result = cli("run", "--model", bad, "--suite", VALID_BEIR, "--results-dir", tmp_path / "results", "--quiet")
+    line = assert_one_line_error(result, 2, ["subs[red]", "bad[bold].yaml", "batch_size"])
+    assert "[/" not in line
+    assert_nothing_written(tmp_path)

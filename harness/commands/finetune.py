@@ -98,13 +98,13 @@ def register(app: typer.Typer) -> None:
                 from harness.finetune.recipe import run_paper_ab
 
                 def done(key, sub, prov):
-                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True)
+                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True, markup=False)
 
                 summary = run_paper_ab(
                     base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
                     make_evaluator=make_evaluator, prefix=name, overwrite=overwrite, quiet=quiet, on_done=done, keep_checkpoints=keep_checkpoints,
                 )
-                err_console.print(f"paper-ab: {len(summary['runs'])} runs; summary {out / 'paper-ab.json'}", highlight=False)
+                err_console.print(f"paper-ab: {len(summary['runs'])} runs; summary {out / 'paper-ab.json'}", highlight=False, markup=False)
                 return
             from harness.finetune.train import finetune
 

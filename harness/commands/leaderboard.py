@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from harness.errors import EXIT_BAD_INPUT, CBenchError
-from harness.ui import err_console, fail, out_console
+from harness.ui import err_console, escape, fail, out_console
 
 ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
 
@@ -48,7 +48,7 @@ def leaderboard(
     except CBenchError as e:
         fail(e)
     for w in lb.warnings:
-        err_console.print(f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True)
+        err_console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
     if fmt is Format.rich:
         _print_rich(lb)
         return
@@ -58,7 +58,7 @@ def leaderboard(
     for note in lb.axis_notes:
         err_console.print(note, highlight=False, soft_wrap=True)
     for path in write_all(lb, out_dir):
-        err_console.print(f"wrote {path}", highlight=False, soft_wrap=True)
+        err_console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _check(rdir: Path, subs: dict) -> None:
@@ -69,7 +69,7 @@ def _check(rdir: Path, subs: dict) -> None:
         err_console.print(p.line, highlight=False, soft_wrap=True)
     if problems:
         raise typer.Exit(EXIT_BAD_INPUT)
-    out_console.print(f"ok: {n} results file{'s' if n != 1 else ''} in {rdir}", highlight=False, soft_wrap=True)
+    out_console.print(f"ok: {n} results file{'s' if n != 1 else ''} in {rdir}", highlight=False, soft_wrap=True, markup=False)
 
 
 def _print_rich(lb) -> None:
@@ -119,7 +119,7 @@ def export(
     for note in report.notes:
         err_console.print(note, highlight=False, soft_wrap=True, markup=False)
     tasks = sum(1 for p in report.written if p.name != "model_meta.json")
-    err_console.print(f"wrote {tasks} MTEB task results for {len(report.models)} model(s) under {out}", highlight=False, soft_wrap=True)
+    err_console.print(f"wrote {tasks} MTEB task results for {len(report.models)} model(s) under {out}", highlight=False, soft_wrap=True, markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -161,7 +161,7 @@ def _run(request: RunRequest, shards: int | None, cpus: float) -> list[Submissio
                     out[i].texts_encoded += (record.counters or {}).get("texts_encoded", 0)
                 done += 1
                 if not request.quiet:
-                    err_console.print(f"[{done}/{total}] {where}: {res[0]}" + (f" on {res[3]}" if res[0] == "done" else ""), highlight=False)
+                    err_console.print(f"[{done}/{total}] {where}: {res[0]}" + (f" on {res[3]}" if res[0] == "done" else ""), highlight=False, markup=False)
                 remaining[(i, j)] -= 1
                 if remaining[(i, j)] == 0:
                     outcomes[(i, j)] = (run.finish(), time.perf_counter() - t_start)
