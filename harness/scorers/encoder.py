@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import logging
 import os
 import shutil
@@ -17,17 +15,18 @@ from pydantic import Field
 from harness.errors import CBenchError
 from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
+from harness.scorers.backends import Backend, ExportedBackend, OnnxBackend, exported_backend
 from harness.scorers.base import EmbeddingScorer, ModelFields, ModelScorer
 
 log = logging.getLogger("cbench")
 
-Backend = Literal["torch", "onnx"]
-# The ONNX graph cbench runs: sentence-transformers' export, then ONNX Runtime's "O2" graph
-# optimisation (fused attention / layer norm / GELU, still exact: embeddings within ~2e-7 of
-# torch). "O3" approximates GELU (4e-4 off on all-MiniLM-L6-v2) and quantisation is further off,
-# so neither is used for this exact backend.
-ONNX_OPTIMIZATION = "O2"
-ONNX_FILE = f"model_{ONNX_OPTIMIZATION}.onnx"
+# Kept importable from here (tests and benchmarks name them).
+ONNX_FILE = OnnxBackend.file
+ONNX_OPTIMIZATION = OnnxBackend.optimization
+
+
+def onnx_export_dir(weights_fingerprint: str) -> Path:
+    return OnnxBackend().export_dir(weights_fingerprint)
 
 
 class HFModelFields(ModelFields):
@@ -48,8 +47,8 @@ class EncoderConfig(HFModelFields):
     )
     backend: Backend = Field(
         default="torch",
-        description="torch, or onnx: the same weights exported once (cached) and run by ONNX Runtime on the CPU; "
-        "scores equal torch's within 1e-4",
+        description="torch, onnx or openvino: the same weights exported once (cached) and run by ONNX Runtime "
+        "or OpenVINO (float32) on the CPU; scores equal torch's within 1e-4",
     )
 
     # `backend: torch` (the default) leaves the hash and the recorded config as they were before
@@ -75,63 +74,6 @@ def apply_weights_delta(model: Any, path: Path, source: str) -> None:
             own[name].copy_(tensor.to(own[name].dtype))
 
 
-def _onnx_versions() -> str:
-    """The libraries an export depends on (a new one makes a new export)."""
-    names = ("sentence-transformers", "optimum", "optimum-onnx", "onnx", "onnxruntime")
-    versions = []
-    for name in names:
-        try:
-            versions.append(f"{name}=={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:
-            versions.append(f"{name}==none")
-    return ",".join(versions)
-
-
-def onnx_export_dir(weights_fingerprint: str) -> Path:
-    """Where the ONNX export of these weights lives: under $CBENCH_CACHE, keyed by the weights'
-    fingerprint, the optimisation level and the exporting libraries' versions."""
-    from harness.paths import cache_dir
-
-    key = hashlib.sha256(f"{weights_fingerprint}|{ONNX_OPTIMIZATION}|{_onnx_versions()}".encode()).hexdigest()[:32]
-    return cache_dir() / "onnx" / key
-
-
-def export_onnx(source: str, target: Path, *, trust_remote_code: bool = False, where: str | None = None) -> Path:
-    """A sentence-transformers folder at ``target`` with ``onnx/<ONNX_FILE>``, made from the model
-    folder ``source`` by sentence-transformers' own export (optimum) and ``export_optimized_onnx_model``.
-
-    Made once: an existing ``target`` is reused. The export is written to a temporary folder beside
-    it and renamed into place, so a killed export is never reused (nor is a half-renamed one: a
-    folder is renamed in one step)."""
-    if (target / "onnx" / ONNX_FILE).is_file():
-        return target
-    try:
-        from sentence_transformers import SentenceTransformer
-        from sentence_transformers.backend import export_optimized_onnx_model
-    except ImportError as e:
-        raise CBenchError(f"backend onnx needs the onnx extra (pip install 'cbench[onnx]'): {e}", source=where, field="backend") from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.parent / f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}-{target.name}"
-    try:
-        log.info("exporting %s to ONNX (%s), once, into %s", source, ONNX_OPTIMIZATION, target)
-        model = SentenceTransformer(source, device="cpu", backend="onnx", trust_remote_code=trust_remote_code, model_kwargs={"export": True, "provider": "CPUExecutionProvider"})
-        model.save_pretrained(str(tmp))
-        export_optimized_onnx_model(model, ONNX_OPTIMIZATION, str(tmp))
-        (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # only the optimised graph is loaded
-        if not (tmp / "onnx" / ONNX_FILE).is_file():
-            raise CBenchError(f"the ONNX export wrote no onnx/{ONNX_FILE}", source=where, field="backend")
-        if target.exists() and not (target / "onnx" / ONNX_FILE).is_file():
-            shutil.rmtree(target)  # not an export of ours (ours appear whole, in one rename): replace it
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not (target / "onnx" / ONNX_FILE).is_file():  # not another process's finished export
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return target
-
-
 class EncoderScorer(EmbeddingScorer, ModelScorer):
     kind = "encoder"
     Config = EncoderConfig
@@ -146,8 +88,9 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
         self._model = None
         # Fail before any data is read or any results folder is made: permission, then the weights.
         check_remote_code(config.trust_remote_code, ctx.trust_remote_code, self.source)
-        if config.backend == "onnx" and ctx.device != "cpu":
-            raise CBenchError(f"backend onnx runs on the CPU (onnxruntime); got --device {ctx.device}", source=self.source, field="backend")
+        self.exported = exported_backend(config.backend)
+        if self.exported is not None and ctx.device != "cpu":
+            raise CBenchError(f"backend {config.backend} runs on the CPU; got --device {ctx.device}", source=self.source, field="backend")
         self.resolved  # noqa: B018 - resolves (offline: checks) the model reference now
 
     load_errors = (Exception,)  # not a model folder, bad config, missing weights: one line
@@ -156,8 +99,8 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
         from sentence_transformers import SentenceTransformer
 
         remote = check_remote_code(self.cfg.trust_remote_code, self.ctx.trust_remote_code, self.source)
-        if self.cfg.backend == "onnx":
-            return self._load_onnx(location, remote)
+        if self.exported is not None:
+            return self._load_exported(self.exported, location, remote)
         model = SentenceTransformer(location, device=self.ctx.device, trust_remote_code=remote)
         if self.cfg.max_seq_length is not None:
             model.max_seq_length = self.cfg.max_seq_length
@@ -165,37 +108,25 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
             apply_weights_delta(model, self.delta_path, self.source)
         return model
 
-    def _load_onnx(self, location: str, remote: bool) -> Any:
-        """The cached ONNX export of the weights (made now if missing) in ONNX Runtime."""
+    def _load_exported(self, backend: ExportedBackend, location: str, remote: bool) -> Any:
+        """The cached export of the weights (made now if missing), loaded by the backend."""
         from sentence_transformers import SentenceTransformer
 
-        target = onnx_export_dir(self.weights_fingerprint)
-        if not (target / "onnx" / ONNX_FILE).is_file():
+        backend.require(self.source)
+        target = backend.export_dir(self.weights_fingerprint)
+        if not backend.is_exported(target):
             if self.cfg.weights_delta:  # export the weights as they are scored: the model with its delta
                 staging = target.parent / f".tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}-delta"
                 try:
                     model = SentenceTransformer(location, device="cpu", trust_remote_code=remote)
                     apply_weights_delta(model, self.delta_path, self.source)
                     model.save_pretrained(str(staging))
-                    export_onnx(str(staging), target, trust_remote_code=remote, where=self.source)
+                    backend.export(str(staging), target, trust_remote_code=remote, where=self.source)
                 finally:
                     shutil.rmtree(staging, ignore_errors=True)
             else:
-                export_onnx(location, target, trust_remote_code=remote, where=self.source)
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        # Idle worker threads sleep instead of spin-waiting: on a shared machine (other jobs, the
-        # usual case for a benchmark run) spinning burns the cores the work needs. Numbers unchanged.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-        model = SentenceTransformer(
-            str(target),
-            device="cpu",
-            backend="onnx",
-            trust_remote_code=remote,
-            model_kwargs={"file_name": ONNX_FILE, "provider": "CPUExecutionProvider", "session_options": options},
-        )
+                backend.export(location, target, trust_remote_code=remote, where=self.source)
+        model = backend.load(target, remote)
         if self.cfg.max_seq_length is not None:
             model.max_seq_length = self.cfg.max_seq_length
         return model
@@ -222,8 +153,8 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
 
     def backend_fields(self) -> dict[str, str]:
         """What the backend adds to fingerprints, cache keys and provenance: nothing for torch (so
-        results made before backends existed stay valid), the backend and graph for onnx."""
-        return {} if self.cfg.backend == "torch" else {"backend": self.cfg.backend, "onnx_file": ONNX_FILE}
+        results made before backends existed stay valid), the backend and what its export is otherwise."""
+        return {} if self.exported is None else self.exported.fields()
 
     def fingerprints(self) -> dict[str, str]:
         return {"model": self.weights_fingerprint, **self.backend_fields()}
@@ -268,8 +199,8 @@ class EncoderScorer(EmbeddingScorer, ModelScorer):
 
             delta = {"weights_delta": recorded_name(self.delta_path), "weights_fingerprint": self.weights_fingerprint}
         backend: dict[str, str] = dict(self.backend_fields())
-        if backend:
-            backend["onnx_libraries"] = _onnx_versions()
+        if self.exported is not None:
+            backend[f"{self.exported.name}_libraries"] = self.exported.versions()
         return {
             **self.model_info(),
             **delta,

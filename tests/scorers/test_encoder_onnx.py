@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from harness.run_context import RunContext
-from harness.scorers import encoder as encoder_mod
+from harness.scorers import backends as backends_mod
 from harness.scorers.encoder import ONNX_FILE, EncoderConfig, EncoderScorer, onnx_export_dir
 from harness.submissions import Registry, load_submission
 
@@ -62,7 +62,7 @@ def test_onnx_run_equals_torch_and_records_backend(tiny_bert, beir_dir, tmp_path
     def no_export(*a, **k):
         raise AssertionError("exported again")
 
-    monkeypatch.setattr(encoder_mod, "export_onnx", no_export)
+    monkeypatch.setattr(backends_mod.ExportedBackend, "export", no_export)
     r = run_submission("tiny", beir_dir, tmp_path / "res-onnx2", subs, "--backend", "onnx", "--no-cache")
     assert r.exit_code == 0, r.stderr
     assert read_result(tmp_path / "res-onnx2", "tiny")["datasets"] == o["datasets"]
