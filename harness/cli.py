@@ -254,6 +254,9 @@ register_all(app)
 
 def main() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    # transformers resets its logger's level when it first logs (after setup_logging ran): its
+    # warnings (e.g. during an OpenVINO export) would reach stderr even with --quiet.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
         app()
     except KeyboardInterrupt:

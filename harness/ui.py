@@ -44,7 +44,7 @@ def setup_logging(quiet: bool = False) -> None:
     handler.setLevel(min(level, cbench_level))
     logging.basicConfig(level=level, format="%(message)s", handlers=[handler], force=True)
     logging.getLogger("cbench").setLevel(cbench_level)
-    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "datasets", "httpx", "urllib3", "bm25s"):
+    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "datasets", "httpx", "urllib3", "bm25s", "optimum", "nncf"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
 
 

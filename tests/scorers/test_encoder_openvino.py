@@ -120,3 +120,22 @@ def test_leftovers_of_killed_exports_are_removed_when_old(tmp_path):
     os.utime(keep, (past, past))  # a finished export is never touched, however old
     remove_stale_exports(tmp_path)
     assert not old.exists() and recent.exists() and keep.exists()
+
+
+def test_quiet_openvino_run_in_a_real_process_prints_nothing_on_stderr(tiny_bert, beir_dir, tmp_path):
+    """optimum-intel and transformers log warnings while exporting and loading (their loggers
+    escape setup_logging: transformers resets its level when it first logs); `--quiet` shows none."""
+    import shutil
+    import subprocess
+    import sys
+
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert), "backend": "openvino"})
+    env = {k: v for k, v in os.environ.items() if k != "TRANSFORMERS_VERBOSITY"}
+    env.update(CBENCH_CACHE=str(tmp_path / "cache"), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    exe = shutil.which("cbench", path=str(Path(sys.executable).parent)) or "cbench"
+    for results in ("res-export", "res-load"):  # the first run exports, the second loads the export
+        args = [exe, "run", "-q", "-m", "tiny", "-s", str(beir_dir), "--results-dir", str(tmp_path / results), "--top-k", "5", "--submissions-dir", str(subs)]
+        p = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        assert p.stderr.strip() == "", p.stderr
