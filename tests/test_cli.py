@@ -79,3 +79,11 @@ def test_quiet_bm25_run_prints_only_the_table_with_whole_paths(tmp_path, tiny_be
     assert r.stderr == ""
     assert str(res / "bm25" / "tiny.json") in r.stdout and len(str(res / "bm25" / "tiny.json")) > 80
     assert "DEBUG" not in r.stdout and "…" not in r.stdout
+
+
+def test_brackets_in_the_results_path_are_printed_as_they_are(tmp_path, tiny_beir):
+    """Table cells that hold paths are not Rich markup: ``res[red]`` stays in the status column."""
+    res = tmp_path / "res[red]" / "x[/red]"
+    r = invoke("run", "--model", "bm25", "--suite", str(tiny_beir), "--results-dir", str(res), "--quiet")
+    assert r.exit_code == 0, r.output
+    assert str(res / "bm25" / "tiny.json") in r.stdout
