@@ -181,3 +181,12 @@ def assert_one_line_error(result, *needles: str) -> str:
     for n in needles:
         assert n in lines[0], (n, lines[0])
     return lines[0]
+
+
+def encoder_scorer(model: Path, backend: str, **extra):
+    """An encoder scorer over ``model`` on ``backend`` (no embedding cache)."""
+    from harness.run_context import RunContext
+    from harness.scorers.encoder import EncoderConfig, EncoderScorer
+
+    cfg = EncoderConfig(name=f"t-{backend}", kind="encoder", model=str(model), backend=backend, **extra)
+    return EncoderScorer(cfg, RunContext(use_cache=False))

@@ -12,10 +12,10 @@ import pytest
 
 from harness.run_context import RunContext
 from harness.scorers import backends as backends_mod
-from harness.scorers.encoder import ONNX_FILE, EncoderConfig, EncoderScorer, onnx_export_dir
+from harness.scorers.encoder import ONNX_FILE, EncoderScorer, onnx_export_dir
 from harness.submissions import Registry, load_submission
 
-from .conftest import assert_one_line_error, cbench, corpus_texts, read_result, run_submission, write_submission
+from .conftest import assert_one_line_error, cbench, corpus_texts, encoder_scorer, read_result, run_submission, write_submission
 
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
 pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")
@@ -23,15 +23,11 @@ pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not install
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _scorer(model: Path, backend: str, **extra) -> EncoderScorer:
-    cfg = EncoderConfig(name=f"t-{backend}", kind="encoder", model=str(model), backend=backend, **extra)
-    return EncoderScorer(cfg, RunContext(use_cache=False))
-
 
 def test_onnx_embeddings_equal_torch(tiny_bert):
     texts = list(corpus_texts().values())
-    torch_emb = _scorer(tiny_bert, "torch").embed(texts, "document")
-    onnx_scorer = _scorer(tiny_bert, "onnx")
+    torch_emb = encoder_scorer(tiny_bert, "torch").embed(texts, "document")
+    onnx_scorer = encoder_scorer(tiny_bert, "onnx")
     onnx_emb = onnx_scorer.embed(texts, "document")
     assert type(onnx_scorer.model[0].auto_model).__name__ == "ORTModelForFeatureExtraction"  # really ONNX Runtime
     assert onnx_emb.shape == torch_emb.shape
@@ -75,7 +71,7 @@ def test_onnx_run_equals_torch_and_records_backend(tiny_bert, beir_dir, tmp_path
 
 
 def test_incomplete_export_folder_is_not_reused(tiny_bert):
-    scorer = _scorer(tiny_bert, "onnx")
+    scorer = encoder_scorer(tiny_bert, "onnx")
     target = onnx_export_dir(scorer.weights_fingerprint)
     (target / "onnx").mkdir(parents=True)
     (target / "onnx" / "model.onnx").write_bytes(b"half written")  # no model_O2.onnx: not a finished export
@@ -83,13 +79,13 @@ def test_incomplete_export_folder_is_not_reused(tiny_bert):
     (stale / "onnx").mkdir(parents=True)
     (stale / "onnx" / ONNX_FILE).write_bytes(b"a killed export's leftover")
     emb = scorer.embed(["The cat sat on the warm mat."], "query")
-    ref = _scorer(tiny_bert, "torch").embed(["The cat sat on the warm mat."], "query")
+    ref = encoder_scorer(tiny_bert, "torch").embed(["The cat sat on the warm mat."], "query")
     assert np.abs(emb - ref).max() < 1e-5
     assert not (target / "onnx" / "model.onnx").exists() and (target / "onnx" / ONNX_FILE).stat().st_size > 1000
 
 
 def test_onnx_cache_keys_apart_torch_keys_unchanged(tiny_bert):
-    t, o = _scorer(tiny_bert, "torch", max_seq_length=64), _scorer(tiny_bert, "onnx", max_seq_length=64)
+    t, o = encoder_scorer(tiny_bert, "torch", max_seq_length=64), encoder_scorer(tiny_bert, "onnx", max_seq_length=64)
     assert set(t.cache_spec("query")) == {"kind", "weights", "max_seq_length", "role", "prompt"}
     assert o.cache_spec("query") == {**t.cache_spec("query"), "backend": "onnx", "onnx_file": ONNX_FILE}
 
@@ -123,7 +119,7 @@ def test_verifier_first_stage_may_be_onnx_but_not_its_token_encoder(tiny_bert):
     from harness.errors import CBenchError
     from harness.scorers.verifier import VerifierConfig, VerifierScorer
 
-    t, o = _scorer(tiny_bert, "torch", max_seq_length=64), _scorer(tiny_bert, "onnx", max_seq_length=64)
+    t, o = encoder_scorer(tiny_bert, "torch", max_seq_length=64), encoder_scorer(tiny_bert, "onnx", max_seq_length=64)
     cfg = VerifierConfig(name="v", kind="verifier", first_stage="t-onnx", encoder="t-torch", arch="maxsim")
     v = VerifierScorer(cfg, RunContext(use_cache=False), first_stage=o, encoder=t)
     assert v.fingerprints()["first_stage.backend"] == "onnx"  # the first stage's backend counts
@@ -165,18 +161,3 @@ def test_committed_results_keep_their_hashes():
     meta = json.loads((ROOT / "leaderboard/results/all-MiniLM-L6-v2/classic-ir.json").read_text())["metadata"]
     sub = registry.get("all-MiniLM-L6-v2")
     assert EncoderScorer(sub.config, RunContext(use_cache=False), path=sub.path).fingerprints() == meta["fingerprints"]
-
-
-def test_onnx_export_carries_the_weights_delta(tiny_bert, tmp_path):
-    import torch
-    from safetensors.torch import save_file
-
-    name = "0.auto_model.encoder.layer.1.output.dense.bias"
-    torch.manual_seed(1)
-    save_file({name: torch.randn(32)}, str(tmp_path / "delta.safetensors"))
-    texts = ["The cat sat on the warm mat.", "Bees collect nectar"]
-    plain = _scorer(tiny_bert, "torch", max_seq_length=64).embed(texts, "query")
-    t = _scorer(tiny_bert, "torch", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
-    o = _scorer(tiny_bert, "onnx", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
-    assert np.abs(t - plain).max() > 1e-3  # the delta matters ...
-    assert np.abs(o - t).max() < 1e-5  # ... and the export has it

@@ -11,12 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.run_context import RunContext
 from harness.scorers import backends as backends_mod
 from harness.scorers.backends import OpenVINOBackend, remove_stale_exports
-from harness.scorers.encoder import EncoderConfig, EncoderScorer
 
-from .conftest import assert_one_line_error, corpus_texts, read_result, run_submission, write_submission
+from .conftest import assert_one_line_error, corpus_texts, encoder_scorer, read_result, run_submission, write_submission
 
 pytest.importorskip("openvino", reason="the openvino extra is not installed")
 pytest.importorskip("optimum.intel", reason="the openvino extra is not installed")
@@ -24,15 +22,11 @@ pytest.importorskip("optimum.intel", reason="the openvino extra is not installed
 FIELDS = {"backend": "openvino", "openvino_precision": "f32"}
 
 
-def _scorer(model: Path, backend: str, **extra) -> EncoderScorer:
-    cfg = EncoderConfig(name=f"t-{backend}", kind="encoder", model=str(model), backend=backend, **extra)
-    return EncoderScorer(cfg, RunContext(use_cache=False))
-
 
 def test_openvino_embeddings_equal_torch_in_float32(tiny_bert):
     texts = list(corpus_texts().values())
-    torch_emb = _scorer(tiny_bert, "torch").embed(texts, "document")
-    scorer = _scorer(tiny_bert, "openvino")
+    torch_emb = encoder_scorer(tiny_bert, "torch").embed(texts, "document")
+    scorer = encoder_scorer(tiny_bert, "openvino")
     emb = scorer.embed(texts, "document")
     auto = scorer.model[0].auto_model
     assert type(auto).__name__ == "OVModelForFeatureExtraction"  # really OpenVINO
@@ -71,25 +65,10 @@ def test_openvino_run_equals_torch_records_backend_and_reuses_the_export(tiny_be
 
 
 def test_openvino_cache_keys_apart_from_onnx_and_torch(tiny_bert):
-    t, v = _scorer(tiny_bert, "torch", max_seq_length=64), _scorer(tiny_bert, "openvino", max_seq_length=64)
+    t, v = encoder_scorer(tiny_bert, "torch", max_seq_length=64), encoder_scorer(tiny_bert, "openvino", max_seq_length=64)
     assert v.cache_spec("query") == {**t.cache_spec("query"), **FIELDS}
     fp = t.weights_fingerprint
     assert OpenVINOBackend().export_dir(fp) != backends_mod.OnnxBackend().export_dir(fp)
-
-
-def test_openvino_export_carries_the_weights_delta(tiny_bert, tmp_path):
-    import torch
-    from safetensors.torch import save_file
-
-    name = "0.auto_model.encoder.layer.1.output.dense.bias"
-    torch.manual_seed(1)
-    save_file({name: torch.randn(32)}, str(tmp_path / "delta.safetensors"))
-    texts = ["The cat sat on the warm mat.", "Bees collect nectar"]
-    plain = _scorer(tiny_bert, "torch", max_seq_length=64).embed(texts, "query")
-    t = _scorer(tiny_bert, "torch", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
-    v = _scorer(tiny_bert, "openvino", max_seq_length=64, weights_delta=str(tmp_path / "delta.safetensors")).embed(texts, "query")
-    assert np.abs(t - plain).max() > 1e-3  # the delta matters ...
-    assert np.abs(v - t).max() < 1e-5  # ... and the export has it
 
 
 def test_openvino_on_a_gpu_device_is_one_error(tiny_bert, beir_dir, tmp_path):
