@@ -77,7 +77,8 @@ class Progress:
             self._p.stop()
 
     def add(self, description: str, total: int | None) -> int | None:
-        return self._p.add_task(description, total=total) if self._p else None
+        # the description names datasets and files: shown as it is, not read as Rich markup
+        return self._p.add_task(escape(description), total=total) if self._p else None
 
     def advance(self, task: int | None, n: int = 1) -> None:
         if self._p and task is not None:
