@@ -190,3 +190,31 @@ def encoder_scorer(model: Path, backend: str, **extra):
 
     cfg = EncoderConfig(name=f"t-{backend}", kind="encoder", model=str(model), backend=backend, **extra)
     return EncoderScorer(cfg, RunContext(use_cache=False))
+
+
+def assert_embeddings_equal_torch(model: Path, backend: str):
+    """The corpus embedded on ``backend`` and on torch: same shape, within 1e-5. Gives the scorer."""
+    import numpy as np
+
+    texts = list(corpus_texts().values())
+    torch_emb = encoder_scorer(model, "torch").embed(texts, "document")
+    scorer = encoder_scorer(model, backend)
+    emb = scorer.embed(texts, "document")
+    assert emb.shape == torch_emb.shape
+    assert np.abs(emb - torch_emb).max() < 1e-5
+    return scorer
+
+
+def run_torch_and_backend(model: Path, beir: Path, tmp_path: Path, backend: str) -> tuple[dict, dict]:
+    """The same submission run on torch and with ``--backend``: every metric within 1e-4.
+    Gives both results files (torch's, the backend's)."""
+    subs = tmp_path / "subs"
+    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(model)})
+    r = run_submission("tiny", beir, tmp_path / "res-torch", subs)
+    assert r.exit_code == 0, r.stderr
+    r = run_submission("tiny", beir, tmp_path / f"res-{backend}", subs, "--backend", backend)
+    assert r.exit_code == 0, r.stderr
+    t, o = read_result(tmp_path / "res-torch", "tiny"), read_result(tmp_path / f"res-{backend}", "tiny")
+    for name, value in t["datasets"]["tinybeir"].items():
+        assert abs(o["datasets"]["tinybeir"][name] - value) <= 1e-4, name
+    return t, o

@@ -15,7 +15,7 @@ from harness.scorers import backends as backends_mod
 from harness.scorers.encoder import ONNX_FILE, EncoderScorer, onnx_export_dir
 from harness.submissions import Registry, load_submission
 
-from .conftest import assert_one_line_error, cbench, corpus_texts, encoder_scorer, read_result, run_submission, write_submission
+from .conftest import assert_embeddings_equal_torch, assert_one_line_error, cbench, encoder_scorer, read_result, run_submission, run_torch_and_backend, write_submission
 
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
 pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")
@@ -25,25 +25,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_onnx_embeddings_equal_torch(tiny_bert):
-    texts = list(corpus_texts().values())
-    torch_emb = encoder_scorer(tiny_bert, "torch").embed(texts, "document")
-    onnx_scorer = encoder_scorer(tiny_bert, "onnx")
-    onnx_emb = onnx_scorer.embed(texts, "document")
+    onnx_scorer = assert_embeddings_equal_torch(tiny_bert, "onnx")
     assert type(onnx_scorer.model[0].auto_model).__name__ == "ORTModelForFeatureExtraction"  # really ONNX Runtime
-    assert onnx_emb.shape == torch_emb.shape
-    assert np.abs(onnx_emb - torch_emb).max() < 1e-5
 
 
 def test_onnx_run_equals_torch_and_records_backend(tiny_bert, beir_dir, tmp_path, monkeypatch):
+    t, o = run_torch_and_backend(tiny_bert, beir_dir, tmp_path, "onnx")
     subs = tmp_path / "subs"
-    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert)})
-    r = run_submission("tiny", beir_dir, tmp_path / "res-torch", subs)
-    assert r.exit_code == 0, r.stderr
-    r = run_submission("tiny", beir_dir, tmp_path / "res-onnx", subs, "--backend", "onnx")
-    assert r.exit_code == 0, r.stderr
-    t, o = read_result(tmp_path / "res-torch", "tiny"), read_result(tmp_path / "res-onnx", "tiny")
-    for name, value in t["datasets"]["tinybeir"].items():
-        assert abs(o["datasets"]["tinybeir"][name] - value) <= 1e-4, name
     assert t["metadata"]["fingerprints"] == {"model": t["metadata"]["fingerprints"]["model"]}
     assert o["metadata"]["fingerprints"] == {**t["metadata"]["fingerprints"], "backend": "onnx", "onnx_file": ONNX_FILE}
     assert "backend" not in t["metadata"]["submission_config"] and "backend" not in t["metadata"]["scorer"]

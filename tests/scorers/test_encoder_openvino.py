@@ -8,13 +8,12 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from harness.scorers import backends as backends_mod
 from harness.scorers.backends import OpenVINOBackend, remove_stale_exports
 
-from .conftest import assert_one_line_error, corpus_texts, encoder_scorer, read_result, run_submission, write_submission
+from .conftest import assert_embeddings_equal_torch, assert_one_line_error, encoder_scorer, read_result, run_submission, run_torch_and_backend, write_submission
 
 pytest.importorskip("openvino", reason="the openvino extra is not installed")
 pytest.importorskip("optimum.intel", reason="the openvino extra is not installed")
@@ -24,30 +23,18 @@ FIELDS = {"backend": "openvino", "openvino_precision": "f32"}
 
 
 def test_openvino_embeddings_equal_torch_in_float32(tiny_bert):
-    texts = list(corpus_texts().values())
-    torch_emb = encoder_scorer(tiny_bert, "torch").embed(texts, "document")
-    scorer = encoder_scorer(tiny_bert, "openvino")
-    emb = scorer.embed(texts, "document")
+    scorer = assert_embeddings_equal_torch(tiny_bert, "openvino")
     auto = scorer.model[0].auto_model
     assert type(auto).__name__ == "OVModelForFeatureExtraction"  # really OpenVINO
     # float32 inference, not the bf16 that OpenVINO picks by itself on AMX / AVX-512 BF16 CPUs
     import openvino
 
     assert auto.request.get_property("INFERENCE_PRECISION_HINT") == openvino.Type.f32
-    assert emb.shape == torch_emb.shape
-    assert np.abs(emb - torch_emb).max() < 1e-5
 
 
 def test_openvino_run_equals_torch_records_backend_and_reuses_the_export(tiny_bert, beir_dir, tmp_path, monkeypatch):
+    t, o = run_torch_and_backend(tiny_bert, beir_dir, tmp_path, "openvino")
     subs = tmp_path / "subs"
-    write_submission(subs, {"name": "tiny", "kind": "encoder", "model": str(tiny_bert)})
-    r = run_submission("tiny", beir_dir, tmp_path / "res-torch", subs)
-    assert r.exit_code == 0, r.stderr
-    r = run_submission("tiny", beir_dir, tmp_path / "res-ov", subs, "--backend", "openvino")
-    assert r.exit_code == 0, r.stderr
-    t, o = read_result(tmp_path / "res-torch", "tiny"), read_result(tmp_path / "res-ov", "tiny")
-    for name, value in t["datasets"]["tinybeir"].items():
-        assert abs(o["datasets"]["tinybeir"][name] - value) <= 1e-4, name
     assert o["metadata"]["fingerprints"] == {**t["metadata"]["fingerprints"], **FIELDS}
     assert o["metadata"]["scorer"]["backend"] == "openvino" and "optimum-intel==" in o["metadata"]["scorer"]["openvino_libraries"]
     assert o["metadata"]["submission_hash"] != t["metadata"]["submission_hash"]
