@@ -15,19 +15,10 @@ from pydantic import Field
 from harness.errors import CBenchError
 from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
-from harness.scorers.backends import Backend, ExportedBackend, OnnxBackend, exported_backend
+from harness.scorers.backends import Backend, ExportedBackend, exported_backend
 from harness.scorers.base import EmbeddingScorer, ModelFields, ModelScorer
 
 log = logging.getLogger("cbench")
-
-# Kept importable from here (tests and benchmarks name them).
-ONNX_FILE = OnnxBackend.file
-ONNX_OPTIMIZATION = OnnxBackend.optimization
-
-
-def onnx_export_dir(weights_fingerprint: str) -> Path:
-    return OnnxBackend().export_dir(weights_fingerprint)
-
 
 class HFModelFields(ModelFields):
     max_seq_length: int | None = Field(default=None, gt=0, le=32768)

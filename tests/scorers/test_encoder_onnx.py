@@ -12,7 +12,8 @@ import pytest
 
 from harness.run_context import RunContext
 from harness.scorers import backends as backends_mod
-from harness.scorers.encoder import ONNX_FILE, EncoderScorer, onnx_export_dir
+from harness.scorers.backends import OnnxBackend
+from harness.scorers.encoder import EncoderScorer
 from harness.submissions import Registry, load_submission
 
 from .conftest import assert_embeddings_equal_torch, assert_one_line_error, cbench, encoder_scorer, read_result, run_submission, run_torch_and_backend, write_submission
@@ -21,6 +22,8 @@ pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
 pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")
 
 ROOT = Path(__file__).resolve().parents[2]
+ONNX_FILE = OnnxBackend.file
+onnx_export_dir = OnnxBackend().export_dir
 
 
 
