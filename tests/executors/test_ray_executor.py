@@ -169,8 +169,17 @@ def test_a_sigkilled_ray_driver_resumes_with_only_the_missing_dataset(ray_cluste
 
 
 def test_automatic_shards_follow_the_threshold_and_the_free_cluster(ray_cluster):
+    import time
+
+    import ray
+
     from harness.executors.sharded import AUTO_SHARD_DOCS, auto_shards
 
+    # the cluster is shared with the tests before: wait until their tasks have given back their
+    # CPUs (available_resources lags behind a finished task), so "free" means both CPUs
+    deadline = time.monotonic() + 30
+    while ray.available_resources().get("CPU", 0) < ray.cluster_resources().get("CPU", 0) and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert auto_shards(AUTO_SHARD_DOCS - 1, 1.0, 0.0) == 1  # small corpus: not sharded
     assert auto_shards(AUTO_SHARD_DOCS, 1.0, 0.0) == 2  # the 2 free CPUs: two encoders
     assert auto_shards(AUTO_SHARD_DOCS, 2.0, 0.0) == 1  # room for one encoder only: not sharded
