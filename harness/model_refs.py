@@ -38,22 +38,56 @@ def hub_offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "0").lower() in {"1", "true", "yes", "on"}
 
 
+# What a model folder's fingerprint covers: the files that can change what cbench computes with
+# it, at any depth (module subfolders such as 1_Pooling/), as relative POSIX paths:
+# - weights the PyTorch / sentence-transformers / model2vec loaders read: *.safetensors, *.bin,
+#   *.pt, *.pth, *.npy, *.npz (every one of them, also a pytorch_model.bin beside the
+#   model.safetensors that is loaded: a false "changed" costs a recompute, a false "same" would
+#   reuse wrong scores);
+# - configs (*.json), tokenizer and vocabulary files (*.txt such as vocab.txt / merges.txt,
+#   *.model for sentencepiece, *.tiktoken), module code (*.py, run with trust_remote_code).
+# Not covered: README / *.md, desktop.ini, .gitattributes and other hidden files, images, and the
+# weights of runtimes cbench never loads from a model folder: TF / Flax / Rust (*.h5, *.msgpack,
+# *.ot), and the onnx/ and openvino/ subfolders (the onnx and openvino backends export their own
+# copy from the PyTorch weights into the cache, keyed by this fingerprint). A backend that one day
+# loads a folder's own export must be covered here. So the same weights from another packaging
+# (a README more, a desktop.ini, a hub snapshot's onnx/ folder) get the same fingerprint.
+FINGERPRINT_SUFFIXES = frozenset({".safetensors", ".bin", ".pt", ".pth", ".npy", ".npz", ".json", ".txt", ".model", ".tiktoken", ".py"})
+FINGERPRINT_SKIPPED_FOLDERS = frozenset({"onnx", "openvino"})  # top-level subfolders of other runtimes' exports
+
+
+def fingerprint_files(folder: Path) -> list[tuple[str, Path]]:
+    """(relative POSIX path, file) of every file ``folder_fingerprint`` covers, sorted by path."""
+    out = []
+    for p in folder.rglob("*"):
+        rel = p.relative_to(folder)
+        if (
+            p.suffix.lower() in FINGERPRINT_SUFFIXES
+            and not any(part.startswith(".") for part in rel.parts)
+            and rel.parts[0] not in FINGERPRINT_SKIPPED_FOLDERS
+            and p.is_file()
+        ):
+            out.append((rel.as_posix(), p))
+    return sorted(out)
+
+
 @lru_cache(maxsize=64)
-def _folder_fingerprint(folder: str, stamp: tuple) -> str:
+def _folder_fingerprint(files: tuple[tuple[str, str], ...], stamp: tuple) -> str:
     h = hashlib.sha256()
-    root = Path(folder)
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts):
-            h.update(str(p.relative_to(root)).encode())
-            with open(p, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
+    for rel, path in files:
+        h.update(f"{rel}\0{os.path.getsize(path)}\0".encode())  # path and length: no two listings hash alike
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
     return h.hexdigest()
 
 
 def folder_fingerprint(folder: Path) -> str:
-    stamp = tuple(sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*") if p.is_file()))
-    return _folder_fingerprint(str(folder.resolve()), stamp)
+    """sha256 over the output-relevant files of a model folder (``FINGERPRINT_SUFFIXES``): each
+    one's relative POSIX path, size and bytes, in path order."""
+    files = fingerprint_files(folder.resolve())
+    stamp = tuple((rel, p.stat().st_size, p.stat().st_mtime_ns) for rel, p in files)
+    return _folder_fingerprint(tuple((rel, str(p)) for rel, p in files), stamp)
 
 
 def resolve_model(reference: str, revision: str | None, *, source: str = "submission", field: str = "model") -> ResolvedModel:
