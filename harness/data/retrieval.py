@@ -43,10 +43,12 @@ class QrelRecord(BaseModel):
 
 
 def document_text(title: str | None, text: str | None) -> str:
-    """BEIR/MTEB convention: ``title + " " + text`` when the title is non-empty, else ``text``."""
-    title = (title or "").strip()
+    """MTEB's convention, character for character: ``(title + " " + text).strip()``, or ``text.strip()``
+    when the title is empty (mteb's RetrievalEvaluator; BEIR joins the same two fields). SciFact has 15
+    titles that end in spaces: their inner spaces are kept, as MTEB keeps them."""
+    title = title or ""
     text = text or ""
-    return f"{title} {text}" if title else text
+    return f"{title} {text}".strip() if title else text.strip()
 
 
 @dataclass
