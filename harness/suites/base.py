@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.errors import CBenchError
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
 from harness.sidecar import ItemScores
@@ -141,3 +143,10 @@ class Suite(ABC):
 
     def main_score(self, datasets: dict[str, dict[str, float]], aggregate: dict[str, float]) -> float | None:
         return aggregate.get(self.main_metric)
+
+
+def check_finite(scores: np.ndarray, name: str, scorer: Scorer) -> None:
+    """One-line CBenchError when a scorer returned NaN or inf on dataset ``name``."""
+    bad = int(np.sum(~np.isfinite(scores)))
+    if bad:
+        raise CBenchError(f"returned {bad} non-finite scores (NaN or inf) on dataset {name}", source=f"submission {scorer.config.name}", field="score")
