@@ -32,6 +32,11 @@ class LeaderboardFacts(BaseModel):
     )
     preference: int = Field(default=100, description="among suites of one role, the lowest is the default axis / column and the first fallback")
     category_order: list[str] = Field(default_factory=list, description="order of the per-dataset columns (others follow in results order)")
+    chance: float | None = Field(
+        default=None,
+        description="the main score of a scorer that ranks at random (e.g. 0.5 for an accuracy over two-way comparisons, "
+        "0.25 for NevIR's paired accuracy, 0.5 for AUROC); null: none stated (retrieval suites)",
+    )
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,7 @@ class SuiteFacts:
     preference: int
     category_order: tuple[str, ...]
     main_metric: str
+    chance: float | None = None  # the main score at random ranking (LeaderboardFacts.chance)
 
 
 class SuiteConfig(BaseModel):
@@ -97,7 +103,7 @@ class Suite(ABC):
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""
         f = self.config.leaderboard or self.leaderboard
         role = f.role or ("retrieval" if self.task == "retrieval" else "composition")
-        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric)
+        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance)
 
     def candidates(self, ref: str) -> list[Path]:
         """Where a data path named in the suite may be: as given when absolute, else relative to

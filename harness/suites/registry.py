@@ -77,7 +77,7 @@ def suite_facts(name: str, task: str, recorded_file: str | None = None) -> Suite
     metric = "ndcg@10" if task == "retrieval" else "triplet_accuracy"
     if cls is not None and cls.leaderboard.role:
         role = cls.leaderboard.role
-    return SuiteFacts(name, task, name, role, 100, (), metric)
+    return SuiteFacts(name, task, name, role, 100, (), metric, cls.leaderboard.chance if cls is not None else None)
 
 
 def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
