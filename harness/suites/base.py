@@ -128,6 +128,11 @@ class Suite(ABC):
     @abstractmethod
     def main_metric(self) -> str: ...
 
+    def evaluation_only_sha256(self) -> list[str]:
+        """sha256 pins of the suite's files that are evaluation data only: ``cbench finetune``
+        refuses to train on them. None by default (near-miss suites are handled there)."""
+        return []
+
     def revision(self, data: Any) -> str | None:
         return getattr(data, "revision", None)
 
