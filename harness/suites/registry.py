@@ -10,6 +10,7 @@ from harness.errors import CBenchError
 from harness.paths import PROJECT_ROOT, SUITES_DIR
 from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
+from harness.suites.nevir import NevIRSuite
 from harness.suites.retrieval import (
     BeirDataset,
     BeirSuite,
@@ -22,6 +23,7 @@ SUITE_CLASSES: list[type[Suite]] = [
     BeirSuite,
     NanoBEIRSuite,
     NearMissSuite,
+    NevIRSuite,
 ]
 SUITE_TYPES: dict[str, type[Suite]] = {cls.type: cls for cls in SUITE_CLASSES}
 
