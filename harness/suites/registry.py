@@ -11,6 +11,7 @@ from harness.paths import PROJECT_ROOT, SUITES_DIR
 from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
 from harness.suites.nevir import NevIRSuite
+from harness.suites.paws import PawsSuite
 from harness.suites.retrieval import (
     BeirDataset,
     BeirSuite,
@@ -24,6 +25,7 @@ SUITE_CLASSES: list[type[Suite]] = [
     NanoBEIRSuite,
     NearMissSuite,
     NevIRSuite,
+    PawsSuite,
 ]
 SUITE_TYPES: dict[str, type[Suite]] = {cls.type: cls for cls in SUITE_CLASSES}
 
