@@ -34,9 +34,13 @@ class Comparison(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1, description="anchor_negative / positive_negative (triplets); close_close, close_far, far_close, far_far (five-text items)")
-    positive: FiniteFloat = Field(description="s(anchor, positive)")
-    negative: FiniteFloat = Field(description="s(anchor, negative), or s(positive, negative) for positive_negative")
+    name: str = Field(
+        min_length=1,
+        description="anchor_negative / positive_negative (triplets); close_close, close_far, far_close, far_far (five-text items); "
+        "q1 / q2 (NevIR pairs: a query, its own passage, the other passage)",
+    )
+    positive: FiniteFloat = Field(description="s(anchor, positive); NevIR: s(query, its own passage)")
+    negative: FiniteFloat = Field(description="s(anchor, negative), or s(positive, negative) for positive_negative; NevIR: s(query, the other passage)")
     correct: bool = Field(description="positive > negative (strict)")
 
     @model_validator(mode="after")

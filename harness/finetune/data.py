@@ -231,8 +231,9 @@ def read_structural_file(path: Path) -> TrainFile:
 
 def evaluation_digests() -> dict[str, str]:
     """sha256 -> suite name of files that are evaluation only: every file of the EVAL_ONLY_SUITES
-    that is present here, and every sha256 pinned in a shipped near-miss suite without train split
-    (SugarCrepe++)."""
+    that is present here, every sha256 pinned in a shipped near-miss suite without train split
+    (SugarCrepe++), and the pins a suite declares evaluation only (``Suite.evaluation_only_sha256``:
+    NevIR, PAWS)."""
     from harness.errors import DataUnavailable
     from harness.paths import data_dir
     from harness.suites.nearmiss import NearMissSuite
@@ -244,6 +245,7 @@ def evaluation_digests() -> dict[str, str]:
             suite = load_suite_file(yaml_path, data_dir())
         except CBenchError:
             continue
+        out.update({digest: name for digest in suite.evaluation_only_sha256()})
         if not isinstance(suite, NearMissSuite):
             continue
         for f in suite.config.files:

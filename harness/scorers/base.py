@@ -141,7 +141,16 @@ class Scorer(ABC):
 
     @abstractmethod
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
-        """s(a[i], b[i]) for every i; higher = more similar / more acceptable."""
+        """s(a[i], b[i]) for every i; higher = more similar / more acceptable. Both sides are
+        sentences of one kind (near-miss pairs): an encoder encodes both in the query role."""
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        """s(queries[i], docs[i]) for every i, as retrieval scores a document for a query: the query
+        side in the query role, the document side in the document role (paired query-document
+        suites, e.g. NevIR). By default ``score_pairs(queries, docs)``, right for a kind without
+        roles (controls, a toy kind); kinds whose roles differ (encoders' prompts, ColBERT's query
+        expansion, BM25's query vs document) override it."""
+        return self.score_pairs(queries, docs)
 
     def info(self) -> dict[str, Any]:
         """Provenance recorded in results (model revision, first stage, rerank depth, ...)."""
@@ -219,8 +228,18 @@ class EmbeddingScorer(Scorer):
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         # Near-miss pairs are symmetric sentence pairs: both sides use the query role.
-        ea = self.embed(a, "query", label="encoding pairs")
-        eb = self.embed(b, "query", label="encoding pairs")
+        return self._rowwise(self.embed(a, "query", label="encoding pairs"), self.embed(b, "query", label="encoding pairs"))
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        # As retrieval: queries in the query role, documents in the document role (prompts apply).
+        return self._rowwise(self.embed(queries, "query", label="encoding queries"), self.embed(docs, "document", label="encoding documents"))
+
+    def _rowwise(self, ea: np.ndarray, eb: np.ndarray) -> np.ndarray:
+        """The similarity (cosine or dot) of row i of ``ea`` with row i of ``eb``."""
+        if len(ea) != len(eb):
+            raise ValueError(f"pair scores need lists of equal length, got {len(ea)} and {len(eb)}")
+        if len(ea) == 0:
+            return np.zeros(0, dtype=np.float64)
         if self.similarity == "cosine":
             ea = ea / np.maximum(np.linalg.norm(ea, axis=1, keepdims=True), 1e-12)
             eb = eb / np.maximum(np.linalg.norm(eb, axis=1, keepdims=True), 1e-12)

@@ -7,7 +7,8 @@ cross-encoder only reorders first-stage candidates (and ``top_k`` above ``rerank
 ``rerank_depth`` documents). Ties: harness.search's rule (score descending, id ascending).
 
 Pair scores (near-miss suite): the cross-encoder's score of (a, b), after ``activation``
-(sigmoid: in [0, 1]; none: the raw logit).
+(sigmoid: in [0, 1]; none: the raw logit). Query-document pairs (``score_query_docs``): the same
+score of (query, document), the input order reranking uses; the first stage is not run.
 
 Scores are cached (harness.cache, one (1, 1) row per pair keyed by the JSON of the pair) per
 weights fingerprint, max_length and activation, so a rerun scores nothing it scored before.
@@ -133,6 +134,14 @@ class CrossEncoderScorer(ModelScorer):
             raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
         self.resolved  # noqa: B018
         return self.predict(list(zip(a, b, strict=True)), "scoring pairs")
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        """The cross-encoder's score of (query, document), as when it reranks (no first stage:
+        the suite names the candidates)."""
+        if len(queries) != len(docs):
+            raise ValueError(f"pair scores need lists of equal length, got {len(queries)} and {len(docs)}")
+        self.resolved  # noqa: B018
+        return self.predict(list(zip(queries, docs, strict=True)), "scoring query-document pairs")
 
     def fingerprints(self) -> dict[str, str]:
         return {"model": self.resolved.fingerprint, **{f"first_stage.{k}": v for k, v in self.first_stage.fingerprints().items()}}

@@ -21,7 +21,8 @@ Retrieval:
 Pair scores (near-miss suite): s(a, b) = MaxSim(a as query, b as document) / number of query
 tokens of ``a`` (``query_length`` after expansion), i.e. the mean over query tokens of the best
 cosine in ``b``: within [-1, 1], comparable across pairs, 1 only when every query token has an
-exact match in ``b``. Not symmetric.
+exact match in ``b``. Not symmetric. Query-document pairs (``score_query_docs``) are scored the
+same way (a query against a document is what the roles were made for).
 
 Token embeddings are cached (harness.cache) as float16, per weights fingerprint, role and the
 configured length of that role; scores are computed in float32.
@@ -244,12 +245,20 @@ class LateInteractionScorer(ModelScorer):
         return run
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        return self._pair_maxsim(a, b, "encoding pairs")
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        """MaxSim(query as query, document as document) / query tokens: for one query, the
+        documents' order is retrieval's (the division is by the query's own token count)."""
+        return self._pair_maxsim(queries, docs, "encoding query-document pairs")
+
+    def _pair_maxsim(self, a: list[str], b: list[str], label: str) -> np.ndarray:
         if len(a) != len(b):
             raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
         if not a:
             return np.zeros(0, dtype=np.float64)
-        qa = self.embed(a, "query", label="encoding pairs")
-        db = self.embed(b, "document", label="encoding pairs")
+        qa = self.embed(a, "query", label=label)
+        db = self.embed(b, "document", label=label)
         out = np.zeros(len(a), dtype=np.float64)
         device = self.ctx.device
         with torch.inference_mode():

@@ -30,6 +30,11 @@ when ``b`` is shorter than ``a`` (BM25's length normalisation rewards short docu
 a = "a red car parked outside", b = "red car"; clipping maps every such ``b`` to 1. Negative
 raw scores (``method: robertson``, whose IDF is negative for terms in more than half of the
 texts) clip to 0. Identical texts score exactly 1. The computation is deterministic.
+
+Query-document pair scores (``score_query_docs``, paired query-document suites such as NevIR):
+the same pair-set index, ``q`` as the query and ``d`` as the document, s(q, d) = raw(q, d) -
+floor(q): the retrieval score up to the query's constant floor, neither divided by self(q) nor
+clipped (clipping would tie two documents that both match the query better than it matches itself).
 """
 
 from __future__ import annotations
@@ -128,27 +133,38 @@ class LexicalScorer(Scorer):
         return run
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
+        raw, own = self._pair_set_scores(a, b)
+        ok = own > 0  # a text without an indexed term scores 0 with everything
+        out = np.zeros(len(a), dtype=np.float64)
+        out[ok] = np.clip(raw[ok] / own[ok], 0.0, 1.0)
+        return out
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        """raw(q, d) - floor(q) over the pair-set index (module docstring)."""
+        return self._pair_set_scores(queries, docs)[0]
+
+    def _pair_set_scores(self, a: list[str], b: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(raw(a[i], b[i]) - floor(a[i]), self(a[i]) - floor(a[i])) per pair, from one index over
+        the distinct texts of the pair set (module docstring)."""
         if len(a) != len(b):
-            raise ValueError(f"score_pairs needs lists of equal length, got {len(a)} and {len(b)}")
+            raise ValueError(f"pair scores need lists of equal length, got {len(a)} and {len(b)}")
+        raw, own = np.zeros(len(a), dtype=np.float64), np.zeros(len(a), dtype=np.float64)
         if not a:
-            return np.zeros(0, dtype=np.float64)
+            return raw, own
         texts = list(dict.fromkeys([*a, *b]))  # distinct, in first-seen order
         pos = {t: i for i, t in enumerate(texts)}
         index = Index(self.cfg, texts)
-        out = np.zeros(len(a), dtype=np.float64)
         by_query: dict[str, list[int]] = {}
         for i, text in enumerate(a):
             by_query.setdefault(text, []).append(i)
         for text, rows in by_query.items():
             ids = index.ids(index.tokens[pos[text]])
             scores, floor = index.scores(ids), index.floor(ids)
-            own = scores[pos[text]] - floor
-            if not own > 0:
-                continue
             for i in rows:
-                out[i] = min(max((scores[pos[b[i]]] - floor) / own, 0.0), 1.0)
+                raw[i] = scores[pos[b[i]]] - floor
+                own[i] = scores[pos[text]] - floor
         self.ctx.count("texts_indexed", len(texts))
-        return out
+        return raw, own
 
     def info(self) -> dict[str, Any]:
         import bm25s

@@ -12,12 +12,14 @@ from harness.scorers.encoder import EncoderScorer
 from harness.scorers.late_interaction import LateInteractionScorer
 from harness.scorers.lexical import LexicalScorer
 from harness.scorers.static import StaticScorer
+from harness.scorers.tfidf import TfidfScorer
 from harness.scorers.verifier import VerifierScorer
 
 SCORER_CLASSES: list[type[Scorer]] = [
     EncoderScorer,
     StaticScorer,
     LexicalScorer,
+    TfidfScorer,
     LateInteractionScorer,
     CrossEncoderScorer,
     VerifierScorer,

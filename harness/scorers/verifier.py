@@ -4,7 +4,8 @@ Token embeddings are the last hidden states of a named encoder submission (speci
 included, truncated to ``max_length``), as in the reference experiment. Retrieval: the first
 stage's top ``rerank_depth`` per query are re-scored by the verifier and re-sorted (documents
 outside that depth are never considered). Near-miss pairs: s(a, b) = verifier(a as query, b as
-candidate). Token embeddings are cached (fp16) like pooled ones, so a second verifier over the
+candidate); query-document pairs (``score_query_docs``): verifier(query, document) directly, as in
+reranking, with no first stage (the suite gives the candidates). Token embeddings are cached (fp16) like pooled ones, so a second verifier over the
 same encoder encodes nothing.
 """
 
@@ -117,6 +118,11 @@ class VerifierScorer(Scorer):
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return self._score(a, b)
+
+    def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
+        """verifier(query as query, document as candidate), as it reranks; the first stage is not
+        run (the suite names the candidates)."""
+        return self._score(queries, docs)
 
     def fingerprints(self) -> dict[str, str]:
         from harness.model_refs import folder_fingerprint

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from harness.errors import CBenchError
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
 from harness.sidecar import ItemScores
@@ -30,6 +32,11 @@ class LeaderboardFacts(BaseModel):
     )
     preference: int = Field(default=100, description="among suites of one role, the lowest is the default axis / column and the first fallback")
     category_order: list[str] = Field(default_factory=list, description="order of the per-dataset columns (others follow in results order)")
+    chance: float | None = Field(
+        default=None,
+        description="the main score of a scorer that ranks at random (e.g. 0.5 for an accuracy over two-way comparisons, "
+        "0.25 for NevIR's paired accuracy, 0.5 for AUROC); null: none stated (retrieval suites)",
+    )
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class SuiteFacts:
     preference: int
     category_order: tuple[str, ...]
     main_metric: str
+    chance: float | None = None  # the main score at random ranking (LeaderboardFacts.chance)
 
 
 class SuiteConfig(BaseModel):
@@ -95,7 +103,7 @@ class Suite(ABC):
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""
         f = self.config.leaderboard or self.leaderboard
         role = f.role or ("retrieval" if self.task == "retrieval" else "composition")
-        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric)
+        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance)
 
     def candidates(self, ref: str) -> list[Path]:
         """Where a data path named in the suite may be: as given when absolute, else relative to
@@ -120,6 +128,11 @@ class Suite(ABC):
     @abstractmethod
     def main_metric(self) -> str: ...
 
+    def evaluation_only_sha256(self) -> list[str]:
+        """sha256 pins of the suite's files that are evaluation data only: ``cbench finetune``
+        refuses to train on them. None by default (near-miss suites are handled there)."""
+        return []
+
     def revision(self, data: Any) -> str | None:
         return getattr(data, "revision", None)
 
@@ -141,3 +154,10 @@ class Suite(ABC):
 
     def main_score(self, datasets: dict[str, dict[str, float]], aggregate: dict[str, float]) -> float | None:
         return aggregate.get(self.main_metric)
+
+
+def check_finite(scores: np.ndarray, name: str, scorer: Scorer) -> None:
+    """One-line CBenchError when a scorer returned NaN or inf on dataset ``name``."""
+    bad = int(np.sum(~np.isfinite(scores)))
+    if bad:
+        raise CBenchError(f"returned {bad} non-finite scores (NaN or inf) on dataset {name}", source=f"submission {scorer.config.name}", field="score")

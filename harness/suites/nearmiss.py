@@ -2,23 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
-import urllib.request
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from harness.data.nearmiss import CELL_NAMES, CELLS, Format, NearMissData, NearMissItem, Pair, Triplet, read_records
-from harness.errors import CBenchError, DataUnavailable
+from harness.errors import CBenchError
 from harness.metrics.nearmiss import item_item_values, item_metrics, pair_metrics, triplet_item_values, triplet_metrics
-from harness.model_refs import hub_offline
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
 from harness.sidecar import Comparison, ItemScores, PairScore
-from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
+from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig, check_finite
+from harness.suites.files import PinnedFile, checked_digest, locate
 
 
 # What each comparison of the per-item scores (``_item_comparisons``, ``evaluate``) compares: name ->
@@ -31,12 +29,8 @@ COMPARISON_TEXTS: dict[str, tuple[tuple[str, str], tuple[str, str]]] = {
 }
 
 
-class NearMissFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class NearMissFile(PinnedFile):
     name: str = Field(pattern=NAME_PATTERN, description="dataset name when datasets come from files")
-    path: str = Field(description="relative to the suite file or to $CBENCH_DATA_DIR")
-    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
-    url: str | None = Field(default=None, pattern=r"^https://", description="where to fetch it when absent (online only)")
 
 
 class NearMissSuiteConfig(SuiteConfig):
@@ -65,31 +59,7 @@ class NearMissSuite(Suite):
 
     # -- data ------------------------------------------------------------------------------
     def _locate(self, f: NearMissFile) -> Path:
-        candidates = self.candidates(f.path)
-        for c in candidates:
-            if c.is_file():
-                return c
-        if f.url and not hub_offline():
-            return self._download(f)
-        tried = ", ".join(str(c) for c in candidates) or f.path
-        how = f"download {f.url} there, or " if f.url else ""
-        raise DataUnavailable(f"file not found (tried {tried}); {how}set CBENCH_DATA_DIR / --data-dir to the folder holding '{f.path}'", source=f.name)
-
-    def _download(self, f: NearMissFile) -> Path:
-        from harness.paths import cache_dir
-
-        target = cache_dir() / "downloads" / (f.sha256 or hashlib.sha256(f.url.encode()).hexdigest()) / Path(f.path).name
-        if not target.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with urllib.request.urlopen(f.url, timeout=60) as r:  # noqa: S310 - https only (validated)
-                    payload = r.read()
-            except OSError as e:
-                raise DataUnavailable(f"cannot download {f.url}: {e}", source=f.name) from None
-            from harness.atomic import atomic_write_bytes
-
-            atomic_write_bytes(target, payload)
-        return target
+        return locate(self, f, f.name)
 
     def _load_all(self) -> dict[str, list]:
         if self._records is not None:
@@ -97,9 +67,7 @@ class NearMissSuite(Suite):
         grouped: dict[str, list] = {}
         for f in self.config.files:
             path = self._locate(f)
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            if f.sha256 and digest != f.sha256:
-                raise CBenchError(f"sha256 mismatch for {path} (expected {f.sha256[:12]}…, got {digest[:12]}…)", source=self.path, field=f"files.{f.name}.sha256")
+            digest = checked_digest(path, f, self, f"files.{f.name}.sha256")
             records = read_records(path, self.config.format)
             if self.config.split is not None:
                 records = [r for r in records if r.split == self.config.split]
@@ -150,7 +118,7 @@ class NearMissSuite(Suite):
             a = [r.anchor for r in data.items]
             k = len(a)
             s = scorer.score_pairs(a * 4, [getattr(r, f) for f in ("pos_close", "pos_far", "neg_close", "neg_far") for r in data.items])
-            _check_finite(s, data.name, scorer)
+            check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             parts = s[:k], s[k : 2 * k], s[2 * k : 3 * k], s[3 * k :]
             metrics = item_metrics(*parts)
@@ -166,14 +134,14 @@ class NearMissSuite(Suite):
             else:
                 s = scorer.score_pairs(a + a, p + n)
                 s_ap, s_an, s_pn = s[: len(a)], s[len(a) :], None
-            _check_finite(s, data.name, scorer)
+            check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = triplet_metrics(s_ap, s_an, s_pn)
             comparisons = [("anchor_negative", s_ap, s_an)] + ([("positive_negative", s_ap, s_pn)] if s_pn is not None else [])
             items = _item_scores(data.name, [t.id for t in data.triplets], triplet_item_values(s_ap, s_an, s_pn), comparisons)
         else:
             s = scorer.score_pairs([q.sentence1 for q in data.pairs], [q.sentence2 for q in data.pairs])
-            _check_finite(s, data.name, scorer)
+            check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
             items = [ItemScores(dataset=data.name, id=str(i), pair=PairScore(score=float(x), label=q.label)) for i, (x, q) in enumerate(zip(s, data.pairs, strict=True))]
@@ -208,8 +176,3 @@ def _item_scores(dataset: str, ids: list[str], values: dict[str, np.ndarray], co
         for i, item_id in enumerate(ids)
     ]
 
-
-def _check_finite(scores: np.ndarray, name: str, scorer: Scorer) -> None:
-    bad = int(np.sum(~np.isfinite(scores)))
-    if bad:
-        raise CBenchError(f"returned {bad} non-finite scores (NaN or inf) on dataset {name}", source=f"submission {scorer.config.name}", field="score")

@@ -10,6 +10,8 @@ from harness.errors import CBenchError
 from harness.paths import PROJECT_ROOT, SUITES_DIR
 from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
+from harness.suites.nevir import NevIRSuite
+from harness.suites.paws import PawsSuite
 from harness.suites.retrieval import (
     BeirDataset,
     BeirSuite,
@@ -22,6 +24,8 @@ SUITE_CLASSES: list[type[Suite]] = [
     BeirSuite,
     NanoBEIRSuite,
     NearMissSuite,
+    NevIRSuite,
+    PawsSuite,
 ]
 SUITE_TYPES: dict[str, type[Suite]] = {cls.type: cls for cls in SUITE_CLASSES}
 
@@ -77,7 +81,7 @@ def suite_facts(name: str, task: str, recorded_file: str | None = None) -> Suite
     metric = "ndcg@10" if task == "retrieval" else "triplet_accuracy"
     if cls is not None and cls.leaderboard.role:
         role = cls.leaderboard.role
-    return SuiteFacts(name, task, name, role, 100, (), metric)
+    return SuiteFacts(name, task, name, role, 100, (), metric, cls.leaderboard.chance if cls is not None else None)
 
 
 def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
