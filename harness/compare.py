@@ -164,8 +164,10 @@ def _dataset_row(ds: str, ra: Results, rb: Results, va: np.ndarray, vb: np.ndarr
     )
 
 
-def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = None) -> CompareReport:
-    """A - B on the results named ``suite`` (``ref``: the suite as the user gave it, for messages)."""
+def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = None, *, declared_unit: str | None = None) -> CompareReport:
+    """A - B on the results named ``suite`` (``ref``: the suite as the user gave it, for messages;
+    ``declared_unit``: the cluster the suite now resamples by, e.g. frame, to say when the per-item
+    scores predate it)."""
     ra, items_a = load_scored(results_dir, a, suite, ref)
     rb, items_b = load_scored(results_dir, b, suite, ref)
     if ra.main_metric != rb.main_metric:
@@ -182,6 +184,11 @@ def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = Non
     units = [u for _, _, u in paired]
     clustered = any(u is not None for u in units)
     unit = unit_name([ra, rb], clustered)
+    if declared_unit is not None and not clustered:
+        notes.append(
+            f"the suite resamples by {declared_unit}, but these per-item scores carry no {plural(declared_unit)} (written before they were kept): "
+            f"tested item by item, too confidently; cbench run --model A --suite {ref or suite} (without --overwrite) adds them, nothing rescored"
+        )
     mcnemar = _outcomes(ra.task, pairs) and not clustered
     if clustered and _outcomes(ra.task, pairs):
         notes.append(

@@ -249,3 +249,25 @@ def test_suite_given_as_cbench_run_takes_it(scored, monkeypatch):
     assert report(res, "bm25-flat", "bm25", "../beir/two") == folder  # a relative path, as in ../shared/data/beir/medline
     r = invoke("compare", "bm25-flat", "bm25", "--suite", str(suites["beir-two"].parent / "nothing-here"), "--results-dir", str(res))
     assert r.exit_code == 2 and "no suite named" in r.stderr and "Traceback" not in r.output
+
+
+def test_per_item_scores_without_the_suites_units_are_tested_item_by_item_with_a_note(scored, tmp_path):
+    """Sidecars written before units were kept (here: units stripped) of a suite that resamples by
+    frame: compared item by item, and the note says how to add the frames without rescoring."""
+    import gzip
+
+    res, suites = scored
+    copy = tmp_path / "res"
+    shutil.copytree(res, copy)
+    for who in ("bm25", "control-jaccard"):
+        path = copy / who / "tiny-frames.items.jsonl.gz"
+        rows = [json.loads(x) for x in gzip.decompress(path.read_bytes()).decode().splitlines()]
+        for row in rows[1:]:
+            del row["unit"]
+        path.write_bytes(gzip.compress(("\n".join(json.dumps(r) for r in rows) + "\n").encode(), mtime=0))
+    rep = report(copy, "bm25", "control-jaccard", str(suites["tiny-frames"]))
+    assert rep.resampling_unit == "item" and all(r.units == r.n for r in rep.datasets)
+    (note,) = [n for n in rep.notes if "carry no frames" in n]
+    assert f"cbench run --model A --suite {suites['tiny-frames']} (without --overwrite) adds them" in note
+    assert report(res, "bm25", "control-jaccard", str(suites["tiny-frames"])).resampling_unit == "frame"  # the originals
+    assert not any("carry no" in n for n in report(res, "bm25", "control-jaccard", "tiny-frames").notes)

@@ -45,10 +45,12 @@ def compare(
     """Paired comparison A - B of the main metric: difference, 95% bootstrap interval, p-value (McNemar exact or paired permutation), resampling the suite's units (queries, items, or frames)."""
     from harness.compare import compare as run_compare
     from harness.paths import DEFAULT_RESULTS_DIR
-    from harness.suites.registry import results_suite_name
+    from harness.suites.registry import results_suite
 
     try:
-        report = run_compare(results_dir or DEFAULT_RESULTS_DIR, a, b, results_suite_name(suite), suite)
+        name, declared = results_suite(suite)
+        clusters = declared.resampling_unit if declared is not None and declared.cluster_field is not None else None
+        report = run_compare(results_dir or DEFAULT_RESULTS_DIR, a, b, name, suite, declared_unit=clusters)
     except CBenchError as e:
         fail(e)
     if fmt is CompareFormat.json:

@@ -32,10 +32,3 @@ def unit_codes(labels: Labels, n: int) -> np.ndarray:
 
 def count_units(labels: Labels, n: int) -> int:
     return int(unit_codes(labels, n).max(initial=-1)) + 1
-
-
-def plural(unit: str) -> str:
-    """query -> queries, frame -> frames."""
-    if unit.endswith("y") and unit[-2:-1] not in ("a", "e", "i", "o", "u"):
-        return unit[:-1] + "ies"
-    return unit if unit.endswith("s") else unit + "s"

@@ -101,11 +101,13 @@ def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
     raise CBenchError(f"no suite named '{ref}'{hint}; known: {', '.join(files)}; or give a suite YAML or a BEIR folder", source="--suite")
 
 
-def results_suite_name(ref: str, data_dir: Path | None = None) -> str:
-    """The suite name ``cbench run --suite REF`` writes its results under (``<submission>/<name>.json``):
-    the name inside a shipped suite or suite YAML, a BEIR folder's ad-hoc name (as ``resolve_suite``
-    makes it); any other valid name as given (results of a suite not shipped here)."""
+def results_suite(ref: str, data_dir: Path | None = None) -> tuple[str, Suite | None]:
+    """The suite name ``cbench run --suite REF`` writes its results under (``<submission>/<name>.json``)
+    and the suite: the name inside a shipped suite or suite YAML, a BEIR folder's ad-hoc name (as
+    ``resolve_suite`` makes it); any other valid name as given, without a suite (results of a
+    suite not shipped here)."""
     path = Path(ref).expanduser()
     if ref in suite_files() or path.suffix in {".yaml", ".yml"} or path.is_dir() or not re.fullmatch(NAME_PATTERN, ref):
-        return resolve_suite(ref, data_dir).name
-    return ref
+        suite = resolve_suite(ref, data_dir)
+        return suite.name, suite
+    return ref, None
