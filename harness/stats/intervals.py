@@ -22,7 +22,6 @@ from harness.stats.units import Labels, unit_codes
 CONFIDENCE = 0.95
 N_RESAMPLES = 10_000
 SEED = 0
-METHOD = "percentile bootstrap"
 
 
 def mean_of_means(groups: Sequence[Sequence[float] | np.ndarray]) -> float:
