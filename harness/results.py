@@ -42,6 +42,30 @@ class Metadata(BaseModel):
     command: str
 
 
+def plural(unit: str) -> str:
+    """query -> queries, frame -> frames (a resampling unit's name, for sentences)."""
+    if unit.endswith("y") and unit[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return unit[:-1] + "ies"
+    return unit if unit.endswith("s") else unit + "s"
+
+
+class IntervalMethod(BaseModel):
+    """How ``ci95`` and ``main_score_ci95`` were computed (see ``stats.intervals``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Literal["percentile bootstrap"] = "percentile bootstrap"
+    unit: str = Field(min_length=1, description="what is resampled: query, item, or a cluster of items such as a generator frame")
+    units: int = Field(ge=0, description="resampling units behind main_score_ci95 (all datasets with an interval), each resampled within its dataset")
+    resamples: int = Field(ge=1)
+    confidence: float = Field(gt=0, lt=1)
+    seed: int
+
+    def describe(self) -> str:
+        """e.g. 'percentile bootstrap over frames (255 units, within each dataset), 10000 resamples, seed 0'."""
+        return f"{self.method} over {plural(self.unit)} ({self.units} units, within each dataset), {self.resamples} resamples, seed {self.seed}"
+
+
 class Results(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -53,14 +77,15 @@ class Results(BaseModel):
     main_score: float | None
     main_score_ci95: tuple[float, float] | None = Field(
         default=None,
-        description="95% interval of main_score: percentile bootstrap over queries / items, resampled within each dataset "
-        "(1000 resamples, seed 0); null when not computed (results from before per-item scores, an incomplete suite, "
-        "a main metric with no per-item value)",
+        description="95% interval of main_score: percentile bootstrap over the suite's resampling units (queries, items, "
+        "or clusters such as generator frames), resampled within each dataset (ci_method says which); null when not computed "
+        "(results from before per-item scores, an incomplete suite, a main metric with no per-item value)",
     )
+    ci_method: IntervalMethod | None = Field(default=None, description="how ci95 and main_score_ci95 were computed; null: no interval, or results from before it was recorded (then over queries / items, 1000 resamples, seed 0)")
     complete: bool
     datasets: dict[str, dict[str, float]]
     aggregate: dict[str, float] = Field(default_factory=dict)
-    ci95: dict[str, tuple[float, float]] = Field(default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its queries / items)")
+    ci95: dict[str, tuple[float, float]] = Field(default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its resampling units, ci_method)")
     skipped: dict[str, str] = Field(default_factory=dict, description="dataset -> reason")
     details: dict[str, Any] = Field(default_factory=dict, description="suite-specific extras")
     metadata: Metadata

@@ -18,11 +18,12 @@ from pydantic import ValidationError
 from harness.errors import CBenchError, DataUnavailable, first_validation_error
 from harness.paths import portable, portable_command
 from harness.provenance import environment, now
-from harness.results import Metadata, Results, os_reason, read_results, results_json, results_path, write_results
+from harness.results import IntervalMethod, Metadata, Results, os_reason, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer
-from harness.sidecar import ItemScores, SidecarHeader, main_values, read_sidecar, sidecar_path, write_sidecar
-from harness.stats.intervals import mean_ci, mean_of_means
+from harness.sidecar import ItemScores, SidecarHeader, item_units, main_values, read_sidecar, sidecar_path, write_sidecar
+from harness.stats.intervals import CONFIDENCE, N_RESAMPLES, SEED, mean_ci, mean_of_means
+from harness.stats.units import count_units
 from harness.submissions import Submission
 from harness.suites.base import EvalOptions, Suite
 
@@ -41,13 +42,27 @@ class DatasetRecord:
     source: str = ""
     items: list[ItemScores] | None = None  # per query / item: the sidecar's lines for this dataset
     values: list[float] | None = field(default=None, init=False)  # each item's main-metric value
+    units: list[str | None] | None = field(default=None, init=False)  # each item's resampling unit (None: itself)
     ci95: tuple[float, float] | None = field(default=None, init=False)
 
     def with_interval(self, main_metric: str) -> DatasetRecord:
-        """Fill ``values`` and ``ci95`` (bootstrap over the items) when the main metric is per item."""
+        """Fill ``values``, ``units`` and ``ci95`` (bootstrap over the resampling units) when the main metric is per item."""
         self.values = main_values(self.items or [], main_metric)
-        self.ci95 = mean_ci([self.values]) if self.values else None
+        self.units = item_units(self.items or []) if self.values else None
+        self.ci95 = mean_ci([self.values], units=[self.units]) if self.values else None
         return self
+
+    def set_units(self, units: dict[str, str] | None, main_metric: str) -> bool:
+        """Give each item its unit from ``units`` (id -> unit; None: every item alone), as the suite
+        declares it now (per-item scores kept before units were, or under another ``resample_by``);
+        whether anything changed (then the interval is recomputed)."""
+        items = self.items or []
+        want = [None if units is None else units.get(it.id) for it in items]
+        if [it.unit for it in items] == want:
+            return False
+        self.items = [it if it.unit == u else it.model_copy(update={"unit": u}) for it, u in zip(items, want, strict=True)]
+        self.with_interval(main_metric)
+        return True
 
     @classmethod
     def from_results(cls, old: Results, name: str, items: list[ItemScores]) -> DatasetRecord:
@@ -173,6 +188,7 @@ class SuiteRun:
         self.pending: list[str] = []
         self.records: dict[str, DatasetRecord] = {}
         self.old: Results | None = None
+        self.units_refreshed = False  # reused per-item scores given the suite's resampling units: rewrite the sidecar
         self.outcome = SuiteOutcome(suite.name, self.path, None)  # type: ignore[arg-type]
         self._stack = ExitStack()
 
@@ -211,6 +227,9 @@ class SuiteRun:
             if current != records[name].revision:
                 log.warning("%s: the data of dataset %s changed (%s, now %s); recomputing it", path, name, records[name].revision, current)
                 del records[name]
+                continue
+            if records[name].set_units(suite.units(name), old.main_metric):  # cheap: the records, nothing scored
+                self.units_refreshed = True
         try:
             names = suite.dataset_names()
         except DataUnavailable as e:  # the whole suite's data is missing (e.g. one data file)
@@ -234,7 +253,15 @@ class SuiteRun:
 
     def finish(self) -> SuiteOutcome:
         results = self._assemble()
-        if self.outcome.computed or self.old is None or self.old.skipped != results.skipped or not self.spath.exists():
+        old = self.old
+        if (
+            self.outcome.computed
+            or old is None
+            or old.skipped != results.skipped
+            or not self.spath.exists()
+            or self.units_refreshed
+            or (old.ci95, old.main_score_ci95, old.ci_method) != (results.ci95, results.main_score_ci95, results.ci_method)  # e.g. another method: refreshed from the sidecar
+        ):
             _write(self.path, self.spath, results, self.records)
         self.outcome.results = results
         return self.outcome
@@ -353,16 +380,29 @@ def _assemble(
     main_ci = None
     groups = [r.values for r in done.values()]
     if main is not None and all(groups) and abs(mean_of_means(groups) - main) <= 1e-9:  # the main score is the mean over datasets
-        main_ci = mean_ci(groups)  # type: ignore[arg-type]
+        main_ci = mean_ci(groups, units=[r.units for r in done.values()])  # type: ignore[arg-type]
+    method = interval_method(suite, [r for r in done.values() if r.ci95 is not None]) if ci95 or main_ci else None
     try:
         details = {n: r.details for n, r in done.items() if r.details is not None}
-        return _results(sub, suite, meta, main, main_ci, complete, ordered, aggregate, ci95, skipped, details)
+        return _results(sub, suite, meta, main, main_ci, method, complete, ordered, aggregate, ci95, skipped, details)
     except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
         where, msg = first_validation_error(e, root="results")
         raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
 
 
-def _results(sub, suite, meta, main, main_ci, complete, ordered, aggregate, ci95, skipped, details) -> Results:
+def interval_method(suite: Suite, records: list[DatasetRecord]) -> IntervalMethod:
+    """What the intervals of ``records`` resampled: the suite's unit when every item has one, each
+    item alone when none has (a clustering suite whose old per-item scores lack units and whose data
+    is not here to give them), both when mixed; and how many units in all."""
+    with_unit = [u is not None for r in records for u in r.units or [None] * len(r.values or [])]
+    unit = suite.resampling_unit
+    if suite.cluster_field is not None and not all(with_unit):
+        unit = f"{unit}, else {suite.item_units[0]}" if any(with_unit) else suite.item_units[0]
+    units = sum(count_units(r.units, len(r.values or [])) for r in records)
+    return IntervalMethod(unit=unit, units=units, resamples=N_RESAMPLES, confidence=CONFIDENCE, seed=SEED)
+
+
+def _results(sub, suite, meta, main, main_ci, method, complete, ordered, aggregate, ci95, skipped, details) -> Results:
     return Results(
         submission=sub.name,
         suite=suite.name,
@@ -370,6 +410,7 @@ def _results(sub, suite, meta, main, main_ci, complete, ordered, aggregate, ci95
         main_metric=suite.main_metric,
         main_score=main,
         main_score_ci95=main_ci,
+        ci_method=method,
         complete=complete,
         datasets=ordered,
         aggregate=aggregate,

@@ -69,6 +69,12 @@ class ItemScores(BaseModel):
     metrics: dict[str, FiniteFloat] = Field(default_factory=dict, description="this query's / item's value of each metric that is a mean over queries / items")
     comparisons: list[Comparison] = Field(default_factory=list)
     pair: PairScore | None = None
+    unit: str | None = Field(
+        default=None,
+        min_length=1,
+        description="its resampling unit within the dataset (e.g. its generator frame): items of one unit are resampled together; "
+        "absent: the item is its own unit (and in sidecars written before units existed)",
+    )
 
 
 class SidecarHeader(BaseModel):
@@ -192,6 +198,12 @@ def main_values(items: list[ItemScores], metric: str) -> list[float] | None:
     if not items or any(metric not in it.metrics for it in items):
         return None
     return [it.metrics[metric] for it in items]
+
+
+def item_units(items: list[ItemScores]) -> list[str | None] | None:
+    """Each item's resampling unit in file order (None: its own unit); None when no item has one."""
+    units = [it.unit for it in items]
+    return units if any(u is not None for u in units) else None
 
 
 def sidecar_problems(sc: Sidecar, r: Results) -> list[tuple[str, str]]:

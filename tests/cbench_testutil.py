@@ -144,6 +144,11 @@ ITEMS = [  # five-text near-miss items (items-jsonl): two categories, four items
     ("role_swap", "The company bought the startup.", "The company acquired the startup.", "The startup was bought by the company.", "The startup bought the company.", "The company was bought by the startup."),
 ]
 
+# generator frames of ITEMS and TRIPLETS (a `frame` field in their files; the suites tiny-frames and
+# tiny-triplet-frames resample by it): units of sizes 1 and 2 and 3, 2 and 2, in each category
+ITEM_FRAMES = ["neg-a", "neg-b", "neg-b", "neg-b", "rs-a", "rs-a", "rs-b", "rs-b"]
+TRIPLET_FRAMES = ["neg-a", "neg-b", "neg-b", "neg-c", "neg-c", "rs-a", "rs-a", "rs-a", "rs-b", "rs-b"]
+
 TRIPLETS = [  # anchor, positive, negative (triplets-jsonl)
     ("negation", "The water is clean.", "The water is very clean.", "The water is not clean."),
     ("negation", "He can swim.", "He is able to swim.", "He cannot swim."),
@@ -159,21 +164,24 @@ TRIPLETS = [  # anchor, positive, negative (triplets-jsonl)
 
 
 def write_tiny_suites(root: Path) -> dict[str, Path]:
-    """Three suite YAMLs under ``root``: ``tiny-ir`` (two BEIR folders), ``tiny-items`` (five-text
-    items) and ``tiny-triplets``; their data next to them. Returns suite name -> YAML path."""
+    """Suite YAMLs under ``root``: ``tiny-ir`` (two BEIR folders), ``tiny-items`` (five-text
+    items) and ``tiny-triplets``, and ``tiny-frames`` / ``tiny-triplet-frames``: the same items /
+    triplets resampled by generator frame; their data next to them. Returns suite name -> YAML path."""
     write_beir(root / "beir" / "one", TINY_DOCS, TINY_QUERIES, TINY_QRELS)
     write_beir(root / "beir" / "two", MORE_DOCS, MORE_QUERIES, MORE_QRELS)
     with open(root / "items.jsonl", "w") as f:
         for i, (cat, a, pc, pf, nc, nf) in enumerate(ITEMS):
-            row = {"id": f"it-{i}", "category": cat, "split": "test", "anchor": a, "pos_close": pc, "pos_far": pf, "neg_close": nc, "neg_far": nf}
+            row = {"id": f"it-{i}", "category": cat, "split": "test", "anchor": a, "pos_close": pc, "pos_far": pf, "neg_close": nc, "neg_far": nf, "frame": ITEM_FRAMES[i]}
             f.write(json.dumps(row) + "\n")
     with open(root / "triplets.jsonl", "w") as f:
         for i, (cat, a, p, n) in enumerate(TRIPLETS):
-            f.write(json.dumps({"id": f"tr-{i}", "category": cat, "split": "test", "anchor": a, "positive": p, "negative": n}) + "\n")
+            f.write(json.dumps({"id": f"tr-{i}", "category": cat, "split": "test", "anchor": a, "positive": p, "negative": n, "frame": TRIPLET_FRAMES[i]}) + "\n")
     suites = {
         "tiny-ir": "name: tiny-ir\ntype: beir\ndatasets:\n  - {name: one, path: beir/one}\n  - {name: two, path: beir/two}\n",
         "tiny-items": "name: tiny-items\ntype: nearmiss\nformat: items-jsonl\nfiles:\n  - {name: items, path: items.jsonl}\n",
         "tiny-triplets": "name: tiny-triplets\ntype: nearmiss\nformat: triplets-jsonl\nfiles:\n  - {name: triplets, path: triplets.jsonl}\n",
+        "tiny-frames": "name: tiny-frames\ntype: nearmiss\nformat: items-jsonl\nresample_by: frame\nfiles:\n  - {name: items, path: items.jsonl}\n",
+        "tiny-triplet-frames": "name: tiny-triplet-frames\ntype: nearmiss\nformat: triplets-jsonl\nresample_by: frame\nfiles:\n  - {name: triplets, path: triplets.jsonl}\n",
     }
     out = {}
     for name, text in suites.items():

@@ -17,7 +17,8 @@ from harness.cli import app
 from harness.compare import CompareReport
 from harness.results import read_results
 from harness.sidecar import main_values, read_sidecar
-from harness.stats.paired import discordant, mcnemar_p
+from harness.stats.intervals import N_RESAMPLES, mean_ci
+from harness.stats.paired import discordant, mcnemar_p, permutation_floor, permutation_p
 
 runner = CliRunner()
 
@@ -34,7 +35,13 @@ def scored(tmp_path_factory):
     suites = write_tiny_suites(root / "data")
     flat = write_lexical(root / "subs", "bm25-flat", b=0.0)
     res = root / "res"
-    for model, names in (("bm25", ["tiny-ir", "tiny-items", "tiny-triplets"]), (str(flat), ["tiny-ir"]), ("control-jaccard", ["tiny-items", "tiny-triplets"])):
+    suites["beir-two"] = root / "data" / "beir" / "two"  # a BEIR folder: an ad-hoc suite named "two"
+    runs = (
+        ("bm25", ["tiny-ir", "tiny-items", "tiny-triplets", "tiny-triplet-frames", "tiny-frames", "beir-two"]),
+        (str(flat), ["tiny-ir", "beir-two"]),
+        ("control-jaccard", ["tiny-items", "tiny-triplets", "tiny-triplet-frames", "tiny-frames"]),
+    )
+    for model, names in runs:
         args = ["run", "--model", model, "--results-dir", str(res), "-q"]
         for n in names:
             args += ["--suite", str(suites[n])]
@@ -127,4 +134,140 @@ def test_json_is_the_report_schema(scored):
     r = invoke("compare", "bm25", "control-jaccard", "--suite", "tiny-triplets", "--results-dir", str(res), "--format", "json")
     data = json.loads(r.stdout)
     assert set(data) == set(CompareReport.model_fields)
-    assert data["seed"] == 0 and data["bootstrap_resamples"] == 1000 and data["confidence"] == 0.95
+    assert data["seed"] == 0 and data["bootstrap_resamples"] == N_RESAMPLES == 10_000 and data["confidence"] == 0.95
+    assert data["resampling_unit"] == "item"
+    for row in [*data["datasets"], data["suite_row"]]:
+        assert {"units", "p_value_floor", "p_value_at_floor"} <= set(row)
+
+
+# -- resampling units, p-value floors, --suite as cbench run takes it ------------------------------
+def test_clustered_outcomes_use_the_permutation_test_over_frames(scored):
+    """Triplets in generator frames: their 0/1 outcomes are not independent, so McNemar is replaced
+    by the permutation test over frames (said in a note), and the interval resamples frames."""
+    from cbench_testutil import TRIPLET_FRAMES
+
+    res, _ = scored
+    rep = report(res, "bm25", "control-jaccard", "tiny-triplet-frames")
+    plain = report(res, "bm25", "control-jaccard", "tiny-triplets")
+    assert rep.resampling_unit == "frame" and plain.resampling_unit == "item"
+    assert any("McNemar's test assumes independent items" in n and "over frames" in n for n in rep.notes)
+    items_a = read_sidecar(res / "bm25" / "tiny-triplet-frames.items.jsonl.gz").by_dataset()
+    items_b = read_sidecar(res / "control-jaccard" / "tiny-triplet-frames.items.jsonl.gz").by_dataset()
+    diffs, units = [], []
+    for row, plain_row in zip(rep.datasets, plain.datasets, strict=True):
+        va = np.array(main_values(items_a[row.dataset], "triplet_accuracy"))
+        vb = np.array(main_values(items_b[row.dataset], "triplet_accuracy"))
+        labels = [it.unit for it in items_a[row.dataset]]
+        diffs.append(va - vb)
+        units.append(labels)
+        assert row.test == "paired-permutation" and row.discordant is None and plain_row.test == "mcnemar-exact"
+        assert row.units == len(set(labels)) < row.n
+        assert row.p_value == permutation_p([va - vb], units=[labels])
+        assert row.ci95 == mean_ci([va - vb], units=[labels])
+        assert row.p_value_floor == permutation_floor(row.units)  # 2 or 3 frames: exact, 2 / 2^frames
+    assert [it.unit for ds in items_a.values() for it in ds] == TRIPLET_FRAMES
+    s = rep.suite_row
+    assert s.units == 5 and s.p_value == permutation_p(diffs, units=units) and s.ci95 == mean_ci(diffs, units=units)
+    r = invoke("compare", "bm25", "control-jaccard", "--suite", "tiny-triplet-frames", "--results-dir", str(res))
+    assert r.exit_code == 0, r.output
+    assert "paired-permutation (5 frames)" in r.stdout and "signs flipped per frame" in " ".join(r.stdout.split())
+    assert "McNemar's test assumes independent items" in " ".join(r.stderr.split())
+
+
+def fake_pair(res, template, values: dict[str, tuple[list[float], list[float]]], units: dict[str, list[str]] | None = None) -> None:
+    """Results and per-item scores for submissions "a" and "b" on a suite "big" (one dataset per key
+    of ``values``), made from a real results file with the scores replaced."""
+    from harness.results import write_results
+    from harness.sidecar import ItemScores, SidecarHeader, sidecar_path, write_sidecar
+
+    base = read_results(template)
+    for who, k in (("a", 0), ("b", 1)):
+        datasets = {ds: {"triplet_accuracy": float(np.mean(v[k]))} for ds, v in values.items()}
+        main = float(np.mean([m["triplet_accuracy"] for m in datasets.values()]))
+        meta = base.metadata.model_copy(update={"dataset_revisions": dict.fromkeys(values, "x"), "dataset_sources": dict.fromkeys(values, "")})
+        r = base.model_copy(update={"submission": who, "suite": "big", "datasets": datasets, "aggregate": {"triplet_accuracy": main}, "main_score": main, "ci95": {}, "main_score_ci95": None, "ci_method": None, "metadata": meta})
+        path = res / who / "big.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_results(path, r)
+        items = [
+            ItemScores(dataset=ds, id=f"{ds}-{i}", metrics={"triplet_accuracy": x}, unit=units[ds][i] if units else None)
+            for ds, v in values.items()
+            for i, x in enumerate(v[k])
+        ]
+        write_sidecar(sidecar_path(path), SidecarHeader.from_results(r, {ds: len(v[k]) for ds, v in values.items()}), items)
+
+
+def test_p_value_at_its_floor_is_printed_as_a_bound_and_flagged(scored, tmp_path):
+    res, _ = scored
+    template = res / "bm25" / "tiny-triplets.json"
+    fake_pair(tmp_path, template, {"d": ([0.75] * 40, [0.25] * 40)})  # A ahead on every item: 2^40 patterns, randomised
+    rep = report(tmp_path, "a", "b", "big")
+    (row,) = rep.datasets
+    assert row.test == "paired-permutation" and row.p_value == pytest.approx(2 / 5001)
+    assert row.p_value_floor == 2 / 5001 and row.p_value_at_floor
+    assert rep.suite_row.p_value_at_floor
+    r = invoke("compare", "a", "b", "--suite", "big", "--results-dir", str(tmp_path))
+    assert r.exit_code == 0, r.output
+    assert "≤ 0.0004" in r.stdout and "0.0004 " not in r.stdout.replace("≤ 0.0004", "")
+    assert "the smallest value its test can give here" in " ".join(r.stdout.split())
+    # a p-value above its floor: printed as it is, not flagged
+    fake_pair(tmp_path, template, {"d": ([0.75, 0.25] * 20, [0.5] * 40)})
+    row = report(tmp_path, "a", "b", "big").datasets[0]
+    assert not row.p_value_at_floor and row.p_value > row.p_value_floor
+    r = invoke("compare", "a", "b", "--suite", "big", "--results-dir", str(tmp_path))
+    assert "≤" not in r.stdout
+    # McNemar: all 12 discordant items one way is its floor, 2 / 2^12
+    fake_pair(tmp_path, template, {"d": ([1.0] * 12 + [0.0] * 3, [0.0] * 15)})
+    row = report(tmp_path, "a", "b", "big").datasets[0]
+    assert row.test == "mcnemar-exact" and row.p_value == row.p_value_floor == pytest.approx(2 / 2**12) and row.p_value_at_floor
+
+
+def test_p_value_floor_of_a_few_frames(scored, tmp_path):
+    """40 items in 4 frames, A ahead everywhere: the item test would give 2 / 5001, the frame test
+    gives its exact floor 2 / 2^4, and says so."""
+    res, _ = scored
+    frames = {"d": [f"f{i // 10}" for i in range(40)]}
+    fake_pair(tmp_path, res / "bm25" / "tiny-triplets.json", {"d": ([0.75] * 40, [0.25] * 40)}, frames)
+    rep = report(tmp_path, "a", "b", "big")
+    (row,) = rep.datasets
+    assert (row.units, row.p_value, row.p_value_floor, row.p_value_at_floor) == (4, 2 / 16, 2 / 16, True)
+    assert rep.resampling_unit == "unit"  # no results file names the units (ci_method null)
+    r = invoke("compare", "a", "b", "--suite", "big", "--results-dir", str(tmp_path))
+    assert "≤ 0.1250" in r.stdout and "(4 units)" in r.stdout
+
+
+def test_suite_given_as_cbench_run_takes_it(scored, monkeypatch):
+    """--suite accepts a suite YAML path and a BEIR folder (an ad-hoc suite named after the folder,
+    as cbench run named its results), not only a name."""
+    res, suites = scored
+    by_name = report(res, "bm25-flat", "bm25", "tiny-ir")
+    assert report(res, "bm25-flat", "bm25", str(suites["tiny-ir"])) == by_name
+    folder = report(res, "bm25-flat", "bm25", str(suites["beir-two"]))
+    assert folder.suite == "two" and [r.dataset for r in folder.datasets] == ["two"]
+    assert folder.datasets[0].difference == by_name.datasets[1].difference  # the same queries, scores and difference
+    monkeypatch.chdir(suites["beir-two"].parent)
+    assert report(res, "bm25-flat", "bm25", "../beir/two") == folder  # a relative path, as in ../shared/data/beir/medline
+    r = invoke("compare", "bm25-flat", "bm25", "--suite", str(suites["beir-two"].parent / "nothing-here"), "--results-dir", str(res))
+    assert r.exit_code == 2 and "no suite named" in r.stderr and "Traceback" not in r.output
+
+
+def test_per_item_scores_without_the_suites_units_are_tested_item_by_item_with_a_note(scored, tmp_path):
+    """Sidecars written before units were kept (here: units stripped) of a suite that resamples by
+    frame: compared item by item, and the note says how to add the frames without rescoring."""
+    import gzip
+
+    res, suites = scored
+    copy = tmp_path / "res"
+    shutil.copytree(res, copy)
+    for who in ("bm25", "control-jaccard"):
+        path = copy / who / "tiny-frames.items.jsonl.gz"
+        rows = [json.loads(x) for x in gzip.decompress(path.read_bytes()).decode().splitlines()]
+        for row in rows[1:]:
+            del row["unit"]
+        path.write_bytes(gzip.compress(("\n".join(json.dumps(r) for r in rows) + "\n").encode(), mtime=0))
+    rep = report(copy, "bm25", "control-jaccard", str(suites["tiny-frames"]))
+    assert rep.resampling_unit == "item" and all(r.units == r.n for r in rep.datasets)
+    (note,) = [n for n in rep.notes if "carry no frames" in n]
+    assert f"cbench run --model A --suite {suites['tiny-frames']} (without --overwrite) adds them" in note
+    assert report(res, "bm25", "control-jaccard", str(suites["tiny-frames"])).resampling_unit == "frame"  # the originals
+    assert not any("carry no" in n for n in report(res, "bm25", "control-jaccard", "tiny-frames").notes)

@@ -207,3 +207,81 @@ def test_changed_data_is_recomputed_and_unchanged_data_reused(suites, tmp_path):
     after = read_results(res / "bm25" / "tiny-items.json").datasets["negation"]["triplet_accuracy"]
     assert after != before
     assert not list(res.rglob(".*"))
+
+
+# -- resampling units: the cluster bootstrap, and old results refreshed without rescoring ----------
+def frames_run(suites, res, *extra: str):
+    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-frames"]), "--suite", str(suites["tiny-items"]), "--results-dir", str(res), "--quiet", *extra)
+    assert r.exit_code == 0, r.output
+    return r
+
+
+def test_clustered_suite_records_units_and_its_interval_method(suites, tmp_path):
+    from cbench_testutil import ITEM_FRAMES
+
+    from harness.stats.intervals import N_RESAMPLES, mean_ci
+
+    res = tmp_path / "res"
+    frames_run(suites, res)
+    framed, plain = read_results(res / "bm25" / "tiny-frames.json"), read_results(res / "bm25" / "tiny-items.json")
+    assert framed.datasets == plain.datasets  # the same items and scores; only the resampling differs
+    by = read_sidecar(res / "bm25" / "tiny-frames.items.jsonl.gz").by_dataset()
+    assert [it.unit for items in by.values() for it in items] == ITEM_FRAMES
+    groups = [main_values(items, "triplet_accuracy") for items in by.values()]
+    units = [[it.unit for it in items] for items in by.values()]
+    varied = 0
+    for (ds, items), values, labels in zip(by.items(), groups, units, strict=True):
+        assert framed.ci95[ds] == mean_ci([values], units=[labels])
+        if len(set(values)) > 1:  # BM25 gets every role_swap item wrong: a zero-width interval either way
+            assert framed.ci95[ds] != mean_ci([values]) == plain.ci95[ds]
+            varied += 1
+    assert varied
+    assert framed.main_score_ci95 == mean_ci(groups, units=units)
+    assert framed.ci_method.model_dump() == {"method": "percentile bootstrap", "unit": "frame", "units": 4, "resamples": N_RESAMPLES, "confidence": 0.95, "seed": 0}
+    assert framed.ci_method.describe() == f"percentile bootstrap over frames (4 units, within each dataset), {N_RESAMPLES} resamples, seed 0"
+    assert (plain.ci_method.unit, plain.ci_method.units) == ("item", 8)
+    run_bm25(suites, tmp_path / "ir")
+    ir = read_results(tmp_path / "ir" / "bm25" / "tiny-ir.json")
+    assert (ir.ci_method.unit, ir.ci_method.units) == ("query", 9)  # judged queries: 3 + 6
+
+
+def test_resume_refreshes_old_intervals_from_the_sidecar_without_scoring(suites, tmp_path, monkeypatch):
+    """Results from before resampling units (a sidecar without units, no ci_method, item-bootstrap
+    intervals): the next run reuses every dataset, scores nothing, takes the units from the data and
+    rewrites both files with the frame bootstrap. A second run then writes nothing."""
+    import harness.runner
+    from harness.scorers.lexical import LexicalScorer
+
+    res = tmp_path / "res"
+    frames_run(suites, res)
+    want = read_results(res / "bm25" / "tiny-frames.json")
+    results_file, spath = res / "bm25" / "tiny-frames.json", res / "bm25" / "tiny-frames.items.jsonl.gz"
+    rows = [json.loads(x) for x in gzip.decompress(spath.read_bytes()).decode().splitlines()]
+    for row in rows[1:]:
+        del row["unit"]
+    spath.write_bytes(gzip.compress(("\n".join(json.dumps(r, separators=(",", ":")) for r in rows) + "\n").encode(), mtime=0))
+    old = json.loads(results_file.read_text())
+    del old["ci_method"]
+    old["ci95"] = {ds: [0.0, 1.0] for ds in old["ci95"]}  # as written by an older method
+    old["main_score_ci95"] = [0.1, 0.9]
+    results_file.write_text(json.dumps(old, indent=2))
+
+    def no_scoring(self, *a, **k):
+        raise AssertionError("a reused dataset was scored")
+
+    monkeypatch.setattr(LexicalScorer, "score_pairs", no_scoring)
+    written: list[str] = []
+    real = harness.runner.write_sidecar
+    monkeypatch.setattr(harness.runner, "write_sidecar", lambda path, header, items: (written.append(path.name), real(path, header, items)))
+    r = frames_run(suites, res)
+    assert set(statuses(r.stdout).values()) == {"reused"}
+    got = read_results(results_file)
+    assert (got.ci95, got.main_score_ci95, got.ci_method) == (want.ci95, want.main_score_ci95, want.ci_method)
+    assert got.ci_method.unit == "frame"
+    sc = read_sidecar(spath)
+    assert all(it.unit is not None for it in sc.items) and sidecar_problems(sc, got) == []
+    assert written == ["tiny-frames.items.jsonl.gz"]  # tiny-items: nothing changed, nothing written
+    written.clear()
+    before = results_file.read_bytes()
+    frames_run(suites, res)
+    assert written == [] and results_file.read_bytes() == before

@@ -135,3 +135,26 @@ def test_duplicate_ids_missing_lines_and_header_changes(scored, tmp_path):
         rows.append({**rows[1], "dataset": "ghost"})
 
     assert ("dataset ghost", "per-item scores for a dataset the results file does not have") in problems_after(scored, tmp_path, extra_dataset)
+
+
+def test_unit_round_trip_and_old_lines_without_it(scored, tmp_path):
+    """``unit`` (the item's resampling unit) is written only when set; a line without it (every
+    sidecar written before units) reads as the item being its own unit."""
+    _, spath = scored
+    sc = read_sidecar(spath)
+    assert all(it.unit is None for it in sc.items)  # tiny-triplets declares no resample_by
+    framed = [it.model_copy(update={"unit": f"frame-{i % 3}"}) for i, it in enumerate(sc.items)]
+    path = tmp_path / "framed.items.jsonl.gz"
+    path.write_bytes(encode(sc.header, framed))
+    again = read_sidecar(path)
+    assert [it.unit for it in again.items] == [f"frame-{i % 3}" for i in range(len(sc.items))]
+    assert again.items == framed and encode(again.header, again.items) == path.read_bytes()
+    assert lines(path)[1]["unit"] == "frame-0"
+    assert "unit" not in lines(spath)[1]
+    mixed = lines(path)
+    del mixed[1]["unit"]  # old and new lines in one file: the old one stands alone
+    assert read_sidecar(rewrite(path, mixed, tmp_path / "mixed.items.jsonl.gz")).items[0].unit is None
+    mixed[2]["unit"] = ""
+    with pytest.raises(CBenchError) as e:
+        read_sidecar(rewrite(path, mixed, tmp_path / "bad.items.jsonl.gz"))
+    assert e.value.field == "line 3: unit"

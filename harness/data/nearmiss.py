@@ -35,6 +35,7 @@ class Triplet(BaseModel):
     anchor: str = Field(min_length=1)
     positive: str = Field(min_length=1)
     negative: str = Field(min_length=1)
+    frame: str | None = Field(default=None, description="generator frame (generated suites only)")
 
 
 class NearMissItem(BaseModel):
@@ -111,6 +112,7 @@ class NearMissData:
 
 
 JSONL_RECORDS: dict[str, type[BaseModel]] = {"items-jsonl": NearMissItem, "triplets-jsonl": Triplet, "pairs-jsonl": Pair}
+RECORD_TYPES: dict[str, type[BaseModel]] = {**JSONL_RECORDS, "pairs-csv": Pair, "sugarcrepe-pp": Triplet}  # format -> what read_records returns
 
 
 def _decode(path: Path) -> str:

@@ -7,7 +7,9 @@ The Pareto layers stay on the point estimates. Then:
 - every pair of ranked submissions with per-item scores for both axis suites is tested on each axis
   with the paired test ``cbench compare`` runs for a whole suite: the sign-flip permutation test on
   per-query nDCG@10 (retrieval) and per-item main metric (composition), datasets kept apart, the
-  statistic the suite's main score (``stats.paired``; seeded, so the page is the same on rerun);
+  statistic the suite's main score (``stats.paired``; seeded, so the page is the same on rerun),
+  signs flipped per resampling unit as ``cbench compare`` does (the generated near-misses: per
+  generator frame, the units the per-item scores carry; otherwise per query / item);
 - the p-values of all those tests on the page are corrected together by Holm's method (statsmodels
   ``multipletests``); B is *indistinguishable* from A on an axis when that test does not reject at
   alpha = 0.05, and a submission is marked "≈ A" when A is better-placed and indistinguishable from
@@ -25,10 +27,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from harness.compare import unit_name
 from harness.errors import CBenchError
 from harness.leaderboard.scored import ScoredCache
+from harness.results import Results, plural
 from harness.sidecar import main_values
 from harness.stats.paired import N_PERMUTATIONS, SEED, sign_flip_p_values
+from harness.stats.units import count_units
 
 ALPHA = 0.05
 AXES = ("retrieval", "composition")
@@ -44,17 +49,19 @@ class Marks:
     n_resamples: int = 0
     alpha: float = ALPHA
     seed: int = SEED
+    units: dict[str, str] = field(default_factory=dict)  # axis -> what its test flips, e.g. "1184 queries", "255 frames"
 
     @property
     def line(self) -> str | None:
         """The page's one-line explanation; None when nothing was tested."""
         if not self.tests:
             return None
+        units = "; ".join(f"{axis}: {what}" for axis, what in self.units.items())
         return (
             "≈ X: indistinguishable from X, a better-placed submission (ranked above: earlier Pareto layer, or same layer and "
             f"higher mean), on both axes: paired sign-flip permutation test per axis (per-query nDCG@10, per-item near-miss "
-            f"score, datasets kept apart; {self.n_resamples} resamples, seed {self.seed}), alpha = {self.alpha}, Holm-corrected "
-            f"over the {self.tests} tests on this page. Layers are computed on the point estimates."
+            f"score, datasets kept apart, signs flipped per resampling unit ({units}); {self.n_resamples} resamples, seed {self.seed}), "
+            f"alpha = {self.alpha}, Holm-corrected over the {self.tests} tests on this page. Layers are computed on the point estimates."
         )
 
 
@@ -65,12 +72,21 @@ class AxisValues:
     group_sizes: list[int]
     vectors: dict[str, np.ndarray]
     untested: dict[str, str]
+    units: list[list[str | None]] | None = None  # per group, each item's resampling unit (None: itself); None: no item has one
+    unit: str = "item"  # what the units are: query, item, frame
+
+    @property
+    def describe_units(self) -> str:
+        n = sum(count_units(u, k) for u, k in zip(self.units or [None] * len(self.group_sizes), self.group_sizes, strict=True))
+        return f"{n} {plural(self.unit)}"
 
 
 def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues:
     """Each submission's per-item main-metric values on ``suite``, datasets and items in the order of
     the item set most submissions share (ties: the better-placed one's); others are untested."""
     per: dict[str, dict[str, dict[str, float]]] = {}
+    unit_of: dict[tuple[str, str], str] = {}  # (dataset, item id) -> its resampling unit, from whichever sidecar has it
+    results: list[Results] = []
     untested: dict[str, str] = {}
     for name in names:
         got = scored.get(name, suite)
@@ -88,6 +104,11 @@ def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues
             values[ds] = dict(zip((it.id for it in items), v, strict=True))
         else:
             per[name] = values
+            results.append(r)
+            for ds in r.datasets:
+                for it in by_ds.get(ds, []):
+                    if it.unit is not None:
+                        unit_of.setdefault((ds, it.id), it.unit)
     if not per:
         return AxisValues([], {}, untested)
     signature = {n: tuple((ds, frozenset(v)) for ds, v in vals.items()) for n, vals in per.items()}
@@ -100,7 +121,9 @@ def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues
             untested[name] = f"{suite}: scored on other datasets or items than {reference} (e.g. another --limit-queries)"
             continue
         vectors[name] = np.array([vals[ds][i] for ds, ids in order for i in ids], dtype=np.float64)
-    return AxisValues([len(ids) for _ds, ids in order], vectors, untested)
+    units = [[unit_of.get((ds, i)) for i in ids] for ds, ids in order]
+    clustered = any(u is not None for group in units for u in group)
+    return AxisValues([len(ids) for _ds, ids in order], vectors, untested, units if clustered else None, unit_name(results, clustered))
 
 
 def n_resamples_for(tests: int, alpha: float = ALPHA) -> int:
@@ -122,9 +145,12 @@ def mark(ranked: list[str], retrieval_suite: str | None, composition_suite: str 
         return marks
     marks.tests = len(AXES) * len(pairs)
     marks.n_resamples = n_resamples_for(marks.tests, alpha)
+    marks.units = {axis: ax.describe_units for axis, ax in zip(AXES, axes, strict=True)}
     p = np.concatenate(
         [
-            sign_flip_p_values(np.stack([ax.vectors[a] - ax.vectors[b] for a, b in pairs], axis=1), ax.group_sizes, n_resamples=marks.n_resamples, seed=marks.seed)
+            sign_flip_p_values(
+                np.stack([ax.vectors[a] - ax.vectors[b] for a, b in pairs], axis=1), ax.group_sizes, units=ax.units, n_resamples=marks.n_resamples, seed=marks.seed
+            )
             for ax in axes
         ]
     )

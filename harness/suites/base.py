@@ -62,6 +62,17 @@ class SuiteConfig(BaseModel):
     type: str
     description: str = ""
     leaderboard: LeaderboardFacts | None = None
+    resample_by: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the resampling unit of intervals and paired tests: the suite type's name for one item (query; item, pair, "
+        "triplet), each item alone (the default), or a field of its records (e.g. frame) whose value groups items that are "
+        "resampled together. Not part of the suite hash: it changes no score.",
+    )
+
+
+# Config fields that change no score: left out of the suite hash.
+UNHASHED_FIELDS = {"description", "leaderboard", "resample_by"}
 
 
 @dataclass
@@ -84,11 +95,17 @@ class Suite(ABC):
     Config: ClassVar[type[SuiteConfig]]
     # The type's leaderboard facts; a suite YAML's ``leaderboard:`` block replaces them.
     leaderboard: ClassVar[LeaderboardFacts] = LeaderboardFacts()
+    # Names of one item of this type (``resample_by`` values meaning "each item alone"; the first is the default).
+    item_units: ClassVar[tuple[str, ...]] = ("item",)
 
     def __init__(self, config: SuiteConfig, path: Path | None, data_dir: Path | None):
         self.config = config
         self.path = path
         self.data_dir = data_dir
+        field = self.cluster_field
+        if field is not None and field not in self.record_fields():
+            known = ", ".join([*self.item_units, *sorted(self.record_fields())])
+            raise CBenchError(f"unknown resampling unit '{field}'; known: {known}", source=path, field="resample_by")
 
     @property
     def name(self) -> str:
@@ -96,8 +113,29 @@ class Suite(ABC):
 
     @property
     def hash(self) -> str:
-        blob = json.dumps(self.config.model_dump(mode="json", exclude={"description", "leaderboard"}), sort_keys=True)
+        blob = json.dumps(self.config.model_dump(mode="json", exclude=UNHASHED_FIELDS), sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @property
+    def resampling_unit(self) -> str:
+        """What intervals and paired tests resample: query, item, or a cluster such as frame."""
+        return self.config.resample_by or self.item_units[0]
+
+    @property
+    def cluster_field(self) -> str | None:
+        """The record field whose value names each item's resampling unit; None: each item alone."""
+        unit = self.config.resample_by
+        return None if unit is None or unit in self.item_units else unit
+
+    def record_fields(self) -> set[str]:
+        """The fields of this suite's records that ``resample_by`` may name (none by default)."""
+        return set()
+
+    def units(self, name: str) -> dict[str, str] | None:
+        """Item id -> its resampling unit in dataset ``name``, from the data (nothing scored), for
+        per-item scores written before units were kept; None when each item is its own unit.
+        Raises DataUnavailable as ``load`` does."""
+        return None
 
     def facts(self) -> SuiteFacts:
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""

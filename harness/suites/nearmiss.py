@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 from pydantic import Field
 
-from harness.data.nearmiss import CELL_NAMES, CELLS, Format, NearMissData, NearMissItem, Pair, Triplet, read_records
+from harness.data.nearmiss import CELL_NAMES, CELLS, RECORD_TYPES, Format, NearMissData, NearMissItem, Pair, Triplet, read_records
 from harness.errors import CBenchError
 from harness.metrics.nearmiss import item_item_values, item_metrics, pair_metrics, triplet_item_values, triplet_metrics
 from harness.names import NAME_PATTERN
@@ -47,6 +47,7 @@ class NearMissSuite(Suite):
     type = "nearmiss"
     task = "nearmiss"
     Config = NearMissSuiteConfig
+    item_units = ("item", "pair", "triplet")
 
     def __init__(self, config, path, data_dir):
         super().__init__(config, path, data_dir)
@@ -56,6 +57,21 @@ class NearMissSuite(Suite):
     @property
     def main_metric(self) -> str:
         return self.config.main_metric
+
+    def record_fields(self) -> set[str]:
+        return set(RECORD_TYPES[self.config.format].model_fields)
+
+    def units(self, name: str) -> dict[str, str] | None:
+        if self.cluster_field is None:
+            return None
+        data = self.load(name)
+        records = data.items or data.triplets or data.pairs
+        return dict(zip(_ids(data), self._units(records), strict=True))
+
+    def _units(self, records: list) -> list[str | None]:
+        """Each record's resampling unit (the value of ``resample_by``'s field); None each when items stand alone."""
+        field = self.cluster_field
+        return [None if field is None else str(getattr(r, field)) for r in records]
 
     # -- data ------------------------------------------------------------------------------
     def _locate(self, f: NearMissFile) -> Path:
@@ -73,6 +89,9 @@ class NearMissSuite(Suite):
                 records = [r for r in records if r.split == self.config.split]
             if not records:
                 raise CBenchError(f"no records{' in split ' + self.config.split if self.config.split else ''}", source=path)
+            if (unit := self.cluster_field) is not None and (lacking := [i for i, r in enumerate(records) if getattr(r, unit) in (None, "")]):
+                first = getattr(records[lacking[0]], "id", f"record {lacking[0] + 1}")
+                raise CBenchError(f"{len(lacking)} record(s) have no {unit} to resample by, e.g. {first}", source=path, field="resample_by")
             for r in records:
                 key = f.name if self.config.datasets_from == "file" else r.category
                 grouped.setdefault(key, []).append(r)
@@ -122,7 +141,7 @@ class NearMissSuite(Suite):
             t1 = time.perf_counter()
             parts = s[:k], s[k : 2 * k], s[2 * k : 3 * k], s[3 * k :]
             metrics = item_metrics(*parts)
-            items = _item_scores(data.name, [r.id for r in data.items], item_item_values(*parts), _item_comparisons(*parts))
+            items = _item_scores(data.name, [r.id for r in data.items], item_item_values(*parts), _item_comparisons(*parts), self._units(data.items))
         elif data.triplets:
             a = [t.anchor for t in data.triplets]
             p = [t.positive for t in data.triplets]
@@ -138,13 +157,17 @@ class NearMissSuite(Suite):
             t1 = time.perf_counter()
             metrics = triplet_metrics(s_ap, s_an, s_pn)
             comparisons = [("anchor_negative", s_ap, s_an)] + ([("positive_negative", s_ap, s_pn)] if s_pn is not None else [])
-            items = _item_scores(data.name, [t.id for t in data.triplets], triplet_item_values(s_ap, s_an, s_pn), comparisons)
+            items = _item_scores(data.name, [t.id for t in data.triplets], triplet_item_values(s_ap, s_an, s_pn), comparisons, self._units(data.triplets))
         else:
             s = scorer.score_pairs([q.sentence1 for q in data.pairs], [q.sentence2 for q in data.pairs])
             check_finite(s, data.name, scorer)
             t1 = time.perf_counter()
             metrics = pair_metrics(s, np.array([q.label for q in data.pairs]))
-            items = [ItemScores(dataset=data.name, id=str(i), pair=PairScore(score=float(x), label=q.label)) for i, (x, q) in enumerate(zip(s, data.pairs, strict=True))]
+            units = self._units(data.pairs)
+            items = [
+                ItemScores(dataset=data.name, id=str(i), pair=PairScore(score=float(x), label=q.label), unit=u)
+                for i, (x, q, u) in enumerate(zip(s, data.pairs, units, strict=True))
+            ]
         details = {"items": len(data.items) or len(data.triplets) or len(data.pairs)}
         return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details=details, items=items)
 
@@ -156,14 +179,23 @@ class NearMissSuite(Suite):
         return agg
 
 
+def _ids(data: NearMissData) -> list[str]:
+    """The ids of a dataset's per-item scores: the records' ids; a pair's position in its dataset."""
+    if data.items or data.triplets:
+        return [r.id for r in data.items or data.triplets]
+    return [str(i) for i in range(len(data.pairs))]
+
+
 def _item_comparisons(s_pc, s_pf, s_nc, s_nf) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The four comparisons of five-text items, cells in CELL_NAMES order: (name, positive, negative)."""
     by_field = {"pos_close": s_pc, "pos_far": s_pf, "neg_close": s_nc, "neg_far": s_nf}
     return [(name, by_field[p], by_field[n]) for name, (p, n) in zip(CELL_NAMES, CELLS, strict=True)]
 
 
-def _item_scores(dataset: str, ids: list[str], values: dict[str, np.ndarray], comparisons: list[tuple[str, np.ndarray, np.ndarray]]) -> list[ItemScores]:
-    """One record per item: its per-item metric values and each comparison's two scores and outcome."""
+def _item_scores(
+    dataset: str, ids: list[str], values: dict[str, np.ndarray], comparisons: list[tuple[str, np.ndarray, np.ndarray]], units: list[str | None]
+) -> list[ItemScores]:
+    """One record per item: its per-item metric values, each comparison's two scores and outcome, its resampling unit."""
     cols = {k: np.asarray(v, dtype=np.float64).tolist() for k, v in values.items()}
     comps = [(name, np.asarray(p, dtype=np.float64).tolist(), np.asarray(n, dtype=np.float64).tolist()) for name, p, n in comparisons]
     return [
@@ -172,6 +204,7 @@ def _item_scores(dataset: str, ids: list[str], values: dict[str, np.ndarray], co
             id=item_id,
             metrics={k: v[i] for k, v in cols.items()},
             comparisons=[Comparison(name=name, positive=p[i], negative=n[i], correct=p[i] > n[i]) for name, p, n in comps],
+            unit=units[i],
         )
         for i, item_id in enumerate(ids)
     ]

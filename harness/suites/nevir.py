@@ -35,6 +35,7 @@ class NevIRSuiteConfig(SuiteConfig):
 
 class NevIRSuite(Suite):
     type = "nevir"
+    item_units = ("pair",)  # one item = one pair (two queries, two passages): the resampling unit
     task = "nearmiss"
     Config = NevIRSuiteConfig
     leaderboard = LeaderboardFacts(role="extra", chance=CHANCE)

@@ -37,6 +37,7 @@ class PawsSuiteConfig(SuiteConfig):
 
 class PawsSuite(Suite):
     type = "paws"
+    item_units = ("pair",)  # one item = one sentence pair: the resampling unit
     task = "nearmiss"
     Config = PawsSuiteConfig
     leaderboard = LeaderboardFacts(role="extra", chance=CHANCE)

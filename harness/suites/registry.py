@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from harness.errors import CBenchError
+from harness.names import NAME_PATTERN
 from harness.paths import PROJECT_ROOT, SUITES_DIR
 from harness.suites.base import Suite, SuiteFacts
 from harness.suites.nearmiss import NearMissSuite
@@ -102,3 +103,15 @@ def resolve_suite(ref: str, data_dir: Path | None) -> Suite:
     guess = difflib.get_close_matches(ref, list(files), n=1)
     hint = f" (did you mean '{guess[0]}'?)" if guess else ""
     raise CBenchError(f"no suite named '{ref}'{hint}; known: {', '.join(files)}; or give a suite YAML or a BEIR folder", source="--suite")
+
+
+def results_suite(ref: str, data_dir: Path | None = None) -> tuple[str, Suite | None]:
+    """The suite name ``cbench run --suite REF`` writes its results under (``<submission>/<name>.json``)
+    and the suite: the name inside a shipped suite or suite YAML, a BEIR folder's ad-hoc name (as
+    ``resolve_suite`` makes it); any other valid name as given, without a suite (results of a
+    suite not shipped here)."""
+    path = Path(ref).expanduser()
+    if ref in suite_files() or path.suffix in {".yaml", ".yml"} or path.is_dir() or not re.fullmatch(NAME_PATTERN, ref):
+        suite = resolve_suite(ref, data_dir)
+        return suite.name, suite
+    return ref, None

@@ -22,6 +22,7 @@ from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig
 
 class RetrievalSuite(Suite):
     task = "retrieval"
+    item_units = ("query",)
 
     @property
     def main_metric(self) -> str:

@@ -14,6 +14,8 @@ from harness.leaderboard import significance
 from harness.leaderboard.collect import build
 from harness.leaderboard.render import write_all
 from harness.leaderboard.scored import ScoredCache
+from harness.results import IntervalMethod, read_results
+from harness.sidecar import read_sidecar, sidecar_path, write_sidecar
 from harness.submissions import Registry
 
 IDS = {c: [f"{c}-{i:02d}" for i in range(40)] for c in ("negation", "spatial")}
@@ -97,3 +99,24 @@ def test_marks_are_the_same_on_rerun(scored_env, tmp_path):
     one = [p.read_bytes() for p in write_all(build(results, Registry([subs]).all()), tmp_path / "one")]
     two = [p.read_bytes() for p in write_all(build(results, Registry([subs]).all()), tmp_path / "two")]
     assert one == two
+
+
+def test_composition_tested_by_frame_when_the_items_carry_frames(scored_env):
+    """The same scores with the 80 near-miss items in 4 generator frames of 20 (the units their
+    per-item scores carry): signs are flipped per frame, 16 patterns, so no p-value goes below
+    2 / 16 and gamma, far worse item by item, can no longer be told apart on composition."""
+    subs, results = scored_env
+    before = significance.mark(["alpha", "beta", "gamma"], "classic-ir", "nearmiss", ScoredCache(results))
+    assert before.indistinguishable == {"beta": ["alpha"]}
+    assert before.units == {"retrieval": "60 queries", "composition": "80 items"}
+    for name in ("alpha", "beta", "gamma"):
+        path = results / name / "nearmiss.json"
+        sc = read_sidecar(sidecar_path(path))
+        framed = [it.model_copy(update={"unit": f"{it.dataset}-{int(it.id.rsplit('-', 1)[1]) // 20}"}) for it in sc.items]
+        write_sidecar(sidecar_path(path), sc.header, framed)
+        r = read_results(path)
+        save(results, r.model_copy(update={"ci_method": IntervalMethod(unit="frame", units=4, resamples=10_000, confidence=0.95, seed=0)}))
+    marks = significance.mark(["alpha", "beta", "gamma"], "classic-ir", "nearmiss", ScoredCache(results))
+    assert marks.indistinguishable == {"beta": ["alpha"], "gamma": ["alpha", "beta"]}
+    assert marks.units == {"retrieval": "60 queries", "composition": "4 frames"}
+    assert "signs flipped per resampling unit (retrieval: 60 queries; composition: 4 frames)" in marks.line

@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from harness.stats.paired import discordant, mcnemar_p, permutation_p, sign_flip_p_values
+from harness.stats.paired import at_floor, discordant, mcnemar_floor, mcnemar_p, permutation_floor, permutation_p, sign_flip_p_values
 
 
 def test_mcnemar_exact_textbook_value():
@@ -86,3 +86,75 @@ def test_sign_flip_p_values_agree_with_scipy_when_randomised():
 def test_sign_flip_p_values_need_matching_groups():
     with pytest.raises(ValueError, match="add up to 3"):
         sign_flip_p_values(np.zeros((4, 1)), [1, 2])
+
+
+# -- resampling units: signs flipped per unit ------------------------------------------------------
+def brute_force_p(groups: list[list[float]], units: list[list[str]]) -> float:
+    """The two-sided sign-flip p-value by enumeration, written out: every pattern of one sign per
+    (group, unit), the statistic the mean over groups of each group's mean difference."""
+    from itertools import product
+
+    keys = sorted({(g, u) for g, labels in enumerate(units) for u in labels})
+
+    def stat(signs: dict) -> float:
+        return float(np.mean([np.mean([signs[(g, u)] * d for d, u in zip(ds, units[g], strict=True)]) for g, ds in enumerate(groups)]))
+
+    observed = stat(dict.fromkeys(keys, 1))
+    null = [stat(dict(zip(keys, s, strict=True))) for s in product((1, -1), repeat=len(keys))]
+    eps = 1e-12
+    return min(1.0, 2 * min(sum(x <= observed + eps for x in null), sum(x >= observed - eps for x in null)) / len(null))
+
+
+def test_permutation_by_unit_by_hand():
+    # 3 units of sizes 1, 2, 3 in one group; their difference sums 1, 2 - 1 = 1 and 0.5 + 0.5 + 1 = 2,
+    # i.e. the statistic (mean over the 6 items) is (+-1 +-1 +-2) / 6: 8 sign patterns, observed 4 / 6;
+    # as large for +++ only, as small (-4 / 6) for --- only: p = 2 * 1 / 8
+    d = [1.0, 2.0, -1.0, 0.5, 0.5, 1.0]
+    units = ["a", "b", "b", "c", "c", "c"]
+    assert permutation_p([d], units=[units]) == pytest.approx(2 / 8)
+    assert permutation_p([d], units=[units]) == pytest.approx(brute_force_p([d], [units]))
+    # items flipped alone: 2^6 patterns, a different p (the brute force agrees with the item test too)
+    item_p = permutation_p([d])
+    assert item_p == pytest.approx(brute_force_p([d], [[str(i) for i in range(6)]]))
+    assert item_p != pytest.approx(2 / 8)
+    cols = np.array(d)[:, None]
+    assert sign_flip_p_values(cols, [6], units=[units])[0] == pytest.approx(2 / 8)
+    assert permutation_floor(3) == 2 / 8  # p is at the floor: 3 units can give nothing smaller
+    assert at_floor(2 / 8, permutation_floor(3)) and not at_floor(item_p, permutation_floor(6))
+
+
+def test_permutation_by_unit_stratified_matches_enumeration():
+    groups = [[0.3, -0.1, 0.4, 0.2], [1.0, -0.5, 0.25]]
+    units = [["f1", "f1", "f2", "f3"], ["f1", "f2", "f2"]]  # f1 of group 1 and f1 of group 2 are different units
+    expected = brute_force_p(groups, [[f"0{u}" for u in units[0]], [f"1{u}" for u in units[1]]])
+    assert permutation_p(groups, units=units) == pytest.approx(expected, abs=1e-12)
+    cols = np.array(groups[0] + groups[1])[:, None]
+    assert sign_flip_p_values(cols, [4, 3], units=units)[0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_units_cancelling_within_give_p_one():
+    assert permutation_p([[1.0, -1.0, 2.0, -2.0]], units=[["a", "a", "b", "b"]]) == 1.0
+
+
+def test_randomised_by_unit_agrees_with_scipy_and_floor():
+    rng = np.random.default_rng(9)
+    labels = [np.repeat(np.arange(30), 5).tolist(), np.repeat(np.arange(20), 3).tolist()]
+    effect = [np.repeat(rng.normal(0.05, 0.3, 30), 5), np.repeat(rng.normal(0.05, 0.3, 20), 3)]
+    cols = np.concatenate(effect)[:, None]
+    mine = sign_flip_p_values(cols, [150, 60], units=labels)[0]
+    theirs = permutation_p(effect, units=labels)
+    assert abs(mine - theirs) < 0.03 + 0.2 * theirs
+    # the same data flipped item by item looks far more certain than by unit
+    assert permutation_p(effect) < theirs
+    shifted = [e + 1.0 for e in effect]
+    assert permutation_p(shifted, units=labels) == pytest.approx(permutation_floor(50)) == pytest.approx(2 / 5001)
+
+
+def test_floors():
+    assert permutation_floor(12) == 2 / 2**12  # 4096 patterns <= 5000: exact
+    assert permutation_floor(13) == 2 / 5001  # randomised
+    assert permutation_floor(13, n_resamples=9999) == 2 / 2**13
+    assert permutation_floor(0) == 1.0
+    assert mcnemar_floor(6, 0) == mcnemar_p(6, 0) == pytest.approx(2 / 64)
+    assert mcnemar_floor(0, 0) == 1.0 and mcnemar_floor(1, 0) == 1.0
+    assert at_floor(2 / 5001, 2 / 5001) and not at_floor(4 / 5001, 2 / 5001)
