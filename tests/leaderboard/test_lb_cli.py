@@ -92,7 +92,7 @@ def test_leaderboard_fallback_note_on_terminal(env, tmp_path):
     save(results, retrieval_results("alpha", "classic-ir", {"cranfield": 0.3}))
     r = _run("leaderboard", "--results-dir", str(results), "--submissions-dir", str(subs), "--out", str(tmp_path / "b"))
     assert r.exit_code == 0
-    assert "NanoBEIR results: none; retrieval axis = classic-ir" in r.output
+    assert "offline-ir results: none; retrieval axis = classic-ir" in r.output
 
 
 def test_leaderboard_wrong_axis_is_one_line(env, tmp_path):

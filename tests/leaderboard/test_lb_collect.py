@@ -23,7 +23,7 @@ def test_rows_cells_and_reasons(env):
     save(results, retrieval_results("beta", "nanobeir", {"ArguAna": 0.4}, skipped={"SciFact": "no local copy"}, submission_hash=h["beta"]))
     save(results, nearmiss_results("beta", "nearmiss", 0.7, skipped={"spatial": "file missing"}, categories=["negation"], submission_hash=h["beta"]))
     save(results, retrieval_results("gamma", "nanobeir", {"ArguAna": 0.3}, complete=False, submission_hash=h["gamma"]))
-    lb = _build(subs, results)
+    lb = _build(subs, results, retrieval="nanobeir")  # the default axis is offline-ir
 
     assert lb.retrieval_suite == "nanobeir" and lb.axis_notes == []
     assert lb.composition_suite == "nearmiss" and lb.second_suite == "sugarcrepe-pp"
@@ -69,7 +69,7 @@ def test_fallback_to_classic_ir_is_said(env):
     save(results, nearmiss_results("alpha", "nearmiss", 0.6))
     lb = _build(subs, results)
     assert lb.retrieval_suite == "classic-ir"
-    assert lb.axis_notes == ["NanoBEIR results: none; retrieval axis = classic-ir"]
+    assert lb.axis_notes == ["offline-ir results: none; retrieval axis = classic-ir"]
     assert next(r for r in lb.rows if r.submission == "alpha").reproduce.startswith("cbench run --model alpha --suite classic-ir")
 
 
@@ -82,15 +82,15 @@ def test_fallback_prefers_most_submissions_then_classic_ir(env):
     save(results, retrieval_results("gamma", "medline", {"medline": 0.2}))
     lb = _build(subs, results)
     assert lb.retrieval_suite == "medline"
-    assert lb.axis_notes[0] == "NanoBEIR results: none; retrieval axis = medline"
+    assert lb.axis_notes[0] == "offline-ir results: none; retrieval axis = medline"
 
 
-def test_incomplete_nanobeir_counts_as_none(env):
+def test_incomplete_default_axis_counts_as_none(env):
     subs, results = env
-    save(results, retrieval_results("alpha", "nanobeir", {}, skipped={"ArguAna": "offline"}))
+    save(results, retrieval_results("alpha", "offline-ir", {}, skipped={"scifact": "offline"}))
     save(results, retrieval_results("alpha", "classic-ir", {"cranfield": 0.3}))
     lb = _build(subs, results)
-    assert lb.axis_notes[0] == "NanoBEIR results: none complete; retrieval axis = classic-ir"
+    assert lb.axis_notes[0] == "offline-ir results: none complete; retrieval axis = classic-ir"
 
 
 def test_explicit_retrieval_suite_and_no_results(env):
@@ -100,7 +100,7 @@ def test_explicit_retrieval_suite_and_no_results(env):
     assert _build(subs, results, retrieval="classic-ir").retrieval_suite == "classic-ir"
     empty = _build(subs, results.parent / "nothing")
     assert empty.rows == [] and empty.retrieval_suite is None
-    assert "NanoBEIR results: none" in empty.axis_notes[0] and "nearmiss results: none" in empty.axis_notes[1]
+    assert "offline-ir results: none" in empty.axis_notes[0] and "nearmiss results: none" in empty.axis_notes[1]
 
 
 def test_wrong_task_for_an_axis_is_a_user_error(env):

@@ -48,7 +48,7 @@ def test_writes_four_files(board, tmp_path):
 
 def test_markdown(board, tmp_path):
     md = (write_all(board, tmp_path / "out")[0]).read_text()
-    assert "NanoBEIR results: none; retrieval axis = classic-ir" in md
+    assert "offline-ir results: none; retrieval axis = classic-ir" in md
     assert f"Generated from 8 results files by cbench {__version__}." in md
     assert RANKING_RULE in md
     header = next(line for line in md.splitlines() if line.startswith("| rank"))
@@ -77,7 +77,7 @@ def test_csv(board, tmp_path):
     assert a["alpha"]["nearmiss:false_accept@95"] == "0.200000"
     assert a["gamma"]["classic-ir:ndcg@10"] == "" and "data unavailable: cisi" in a["gamma"]["notes"]
     assert a["beta"]["sugarcrepe-pp:tot_accuracy"] == "" and "sugarcrepe-pp:tot_accuracy: not run" in a["beta"]["notes"]
-    assert "NanoBEIR results: none; retrieval axis = classic-ir" in a["alpha"]["axes"]
+    assert "offline-ir results: none; retrieval axis = classic-ir" in a["alpha"]["axes"]
     assert a["alpha"]["parameters"] == "1000" and a["alpha"]["reproduce"].startswith("cbench run --model alpha")
 
 
@@ -104,7 +104,7 @@ def test_html_is_self_contained(board, tmp_path):
     assert 'title="data unavailable: cisi: folder beir/cisi not found"' in html
     assert 'title="not run"' in html
     assert "x&lt;b&gt;&amp;&#39;&#34;" in html and "x<b>" not in html  # escaped
-    assert "NanoBEIR results: none; retrieval axis = classic-ir" in html
+    assert "offline-ir results: none; retrieval axis = classic-ir" in html
     assert RANKING_RULE in html and f"cbench {__version__}" in html
 
 
@@ -113,7 +113,7 @@ def test_svg(board, tmp_path):
     root = ET.fromstring(svg)
     assert root.tag.endswith("svg")
     texts = "".join(root.itertext())
-    for word in ("alpha", "beta", "encoder", "Pareto front", "classic-ir ndcg@10", "nearmiss triplet_accuracy", "NanoBEIR results: none"):
+    for word in ("alpha", "beta", "encoder", "Pareto front", "classic-ir ndcg@10", "nearmiss triplet_accuracy", "offline-ir results: none"):
         assert word in texts, word
     assert "<dc:date>" not in svg
 
