@@ -2,10 +2,13 @@
 
     python scripts/paper_ab_report.py --results-dir runs/paper-ab/results            # print it
     python scripts/paper_ab_report.py --results-dir runs/paper-ab/results --readme   # into README.md
+    python scripts/paper_ab_report.py --base all-mpnet-base-v2 --results-dir runs/paper-ab-all-mpnet-base-v2/results
 
-Rows: the backbone (leaderboard/results/all-MiniLM-L6-v2), Model A and Model B (mean ± sample sd
+Rows: the backbone (leaderboard/results/<base>), Model A and Model B (mean ± sample sd
 over the seeds found, submissions ft-a-s<seed> / ft-b-s<seed>), and B - A: relative (%) for
 retrieval, as the paper reports it, and absolute for the near-miss suites. Then one row per run.
+--readme writes between the README's <!-- paper-ab:start --> markers (all-MiniLM-L6-v2) or
+<!-- paper-ab:<base>:start --> markers (any other backbone).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from harness import results_frame  # noqa: E402
 
 SUITES = ["classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp"]
+RETRIEVAL = {"classic-ir", "offline-ir", "nanobeir"}  # reported as relative change, as the paper does
 RUN = re.compile(r"^ft-(?P<arm>[ab])-s(?P<seed>\d+)$")
 PAPER = (
     "The paper (NanoBEIR, 13 sets; NQ triplets for A; 3375 steps x batch 128; GPU): B - A = -8 to -9% mean "
@@ -63,7 +67,8 @@ def seconds_per_step(out: Path, arm: str, seed: int) -> float | None:
     return None
 
 
-def report(results: Path) -> str:
+def report(results: Path, base: str = "all-MiniLM-L6-v2", suites: list[str] | None = None) -> str:
+    suites = suites or SUITES
     score = main_scores(results)
     backbone = main_scores(ROOT / "leaderboard" / "results")
     runs: dict[str, dict[int, dict[str, float]]] = {"a": {}, "b": {}}
@@ -74,30 +79,30 @@ def report(results: Path) -> str:
     seeds = sorted(set(runs["a"]) & set(runs["b"]))
     if not seeds:
         raise SystemExit(f"no ft-a-s<seed> / ft-b-s<seed> pair under {results}")
-    head = ["model", *[f"`{s}`" for s in SUITES]]
-    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(SUITES)]
-    lines.append("| all-MiniLM-L6-v2 (backbone) | " + " | ".join(f"{backbone[('all-MiniLM-L6-v2', s)]:.3f}" if ("all-MiniLM-L6-v2", s) in backbone else "—" for s in SUITES) + " |")
-    col = {arm: {s: [runs[arm][k][s] for k in seeds if s in runs[arm][k]] for s in SUITES} for arm in "ab"}
+    head = ["model", *[f"`{s}`" for s in suites]]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(suites)]
+    lines.append(f"| {base} (backbone) | " + " | ".join(f"{backbone[(base, s)]:.3f}" if (base, s) in backbone else "—" for s in suites) + " |")
+    col = {arm: {s: [runs[arm][k][s] for k in seeds if s in runs[arm][k]] for s in suites} for arm in "ab"}
     for arm, label in (("a", "Model A: meaning pairs"), ("b", "Model B: + identity triplets")):
-        lines.append(f"| {label} ({len(seeds)} seeds) | " + " | ".join(mean_sd(col[arm][s]) for s in SUITES) + " |")
+        lines.append(f"| {label} ({len(seeds)} seeds) | " + " | ".join(mean_sd(col[arm][s]) for s in suites) + " |")
     cells = []
-    for s in SUITES:
+    for s in suites:
         a, b = col["a"][s], col["b"][s]
         if not a or not b:
             cells.append("—")
-        elif s == "classic-ir":
+        elif s in RETRIEVAL:
             d = [(y - x) / x * 100 for x, y in zip(a, b, strict=True)]
             cells.append(f"{statistics.mean(d):+.1f}%" + (f" ± {statistics.stdev(d):.1f}" if len(d) > 1 else ""))
         else:
             d = [y - x for x, y in zip(a, b, strict=True)]
             cells.append(f"{statistics.mean(d):+.3f}" + (f" ± {statistics.stdev(d):.3f}" if len(d) > 1 else ""))
     lines.append("| **B − A** (retrieval relative, near-miss absolute) | " + " | ".join(f"**{c}**" for c in cells) + " |")
-    lines += ["", "| run | " + " | ".join(f"`{s}`" for s in SUITES) + " | s/step |", "|---|" + "---:|" * (len(SUITES) + 1)]
+    lines += ["", "| run | " + " | ".join(f"`{s}`" for s in suites) + " | s/step |", "|---|" + "---:|" * (len(suites) + 1)]
     out = results.parent
     for arm in "ab":
         for k in seeds:
             sps = seconds_per_step(out, arm, k)
-            cells = " | ".join(f"{runs[arm][k][s]:.3f}" if s in runs[arm][k] else "—" for s in SUITES)
+            cells = " | ".join(f"{runs[arm][k][s]:.3f}" if s in runs[arm][k] else "—" for s in suites)
             lines.append(f"| {arm.upper()}, seed {k} | {cells} | " + (f"{sps:.2f}" if sps else "—") + " |")
     return "\n".join(lines) + "\n\n" + PAPER + "\n"
 
@@ -105,18 +110,22 @@ def report(results: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--results-dir", type=Path, default=ROOT / "runs" / "paper-ab" / "results")
+    ap.add_argument("--base", default="all-MiniLM-L6-v2", help="the backbone submission (its leaderboard results give the first row)")
+    ap.add_argument("--suites", default=" ".join(SUITES), help="space-separated suites, in column order")
     ap.add_argument("--readme", action="store_true", help="replace the block between the README's paper-ab markers")
     args = ap.parse_args()
-    text = report(args.results_dir)
+    text = report(args.results_dir, args.base, args.suites.split())
     if not args.readme:
         print(text, end="")
         return
     readme = ROOT / "README.md"
     old = readme.read_text()
-    if "<!-- paper-ab:start -->" not in old:
-        raise SystemExit("README.md has no <!-- paper-ab:start --> marker")
-    block = "<!-- paper-ab:start -->\n" + text + "<!-- paper-ab:end -->"
-    readme.write_text(re.sub(r"<!-- paper-ab:start -->.*?<!-- paper-ab:end -->", lambda _: block, old, flags=re.S))
+    tag = "paper-ab" if args.base == "all-MiniLM-L6-v2" else f"paper-ab:{args.base}"
+    start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
+    if start not in old:
+        raise SystemExit(f"README.md has no {start} marker")
+    block = start + "\n" + text + end
+    readme.write_text(re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, old, flags=re.S))
 
 
 if __name__ == "__main__":
