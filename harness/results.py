@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_serializer
 
 from harness.atomic import atomic_write_text
 from harness.errors import CBenchError, validation_error
@@ -49,6 +49,16 @@ def plural(unit: str) -> str:
     return unit if unit.endswith("s") else unit + "s"
 
 
+class Recomputed(BaseModel):
+    """Which cbench recomputed a results file's intervals from its stored per-item scores after the
+    run (``cbench results refresh-intervals``); the rest of the file, ``metadata`` included, is the run's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cbench_version: str
+    git_commit: str | None
+
+
 class IntervalMethod(BaseModel):
     """How ``ci95`` and ``main_score_ci95`` were computed (see ``stats.intervals``)."""
 
@@ -60,6 +70,23 @@ class IntervalMethod(BaseModel):
     resamples: int = Field(ge=1)
     confidence: float = Field(gt=0, lt=1)
     seed: int
+    recomputed: Recomputed | None = Field(
+        default=None,
+        description="set when the intervals were recomputed from the per-item scores after the run (cbench results refresh-intervals), "
+        "by this cbench; absent: computed by the run that scored (metadata)",
+    )
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset_recomputed(self, handler):
+        """``recomputed`` only when set: a run's results file reads as it did before the field existed."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("recomputed") is None:
+            data.pop("recomputed", None)
+        return data
+
+    def basis(self) -> IntervalMethod:
+        """The method without ``recomputed``: what decides the intervals' values (for comparing two)."""
+        return self.model_copy(update={"recomputed": None})
 
     def describe(self) -> str:
         """e.g. 'percentile bootstrap over frames (255 units, within each dataset), 10000 resamples, seed 0'."""

@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from harness.errors import CBenchError, DataUnavailable, first_validation_error
 from harness.paths import portable, portable_command
 from harness.provenance import environment, now
-from harness.results import IntervalMethod, Metadata, Results, os_reason, read_results, results_json, results_path, write_results
+from harness.results import IntervalMethod, Metadata, Recomputed, Results, os_reason, plural, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer
-from harness.sidecar import ItemScores, SidecarHeader, item_units, main_values, read_sidecar, sidecar_path, write_sidecar
+from harness.sidecar import ItemScores, Sidecar, SidecarHeader, item_units, main_values, read_sidecar, sidecar_path, write_sidecar
 from harness.stats.intervals import CONFIDENCE, N_RESAMPLES, SEED, mean_ci, mean_of_means
 from harness.stats.units import count_units
 from harness.submissions import Submission
@@ -109,7 +109,7 @@ def _compatible(old: Results, sub: Submission, deps: dict[str, str], fingerprint
 
 
 @contextmanager
-def _results_lock(path: Path) -> Iterator[None]:
+def results_lock(path: Path) -> Iterator[None]:
     """Hold ``.<file>.lock`` beside a results file; a folder that cannot be made (a file in the way,
     read-only, full) is one error naming it. The lock file is removed on release, also after a failure
     (filelock notices a lock file removed while it waits and takes a fresh one)."""
@@ -193,7 +193,7 @@ class SuiteRun:
         self._stack = ExitStack()
 
     def __enter__(self) -> SuiteRun:
-        self._stack.enter_context(_results_lock(self.path))
+        self._stack.enter_context(results_lock(self.path))
         try:
             self._prepare()
         except BaseException:
@@ -260,7 +260,7 @@ class SuiteRun:
             or old.skipped != results.skipped
             or not self.spath.exists()
             or self.units_refreshed
-            or (old.ci95, old.main_score_ci95, old.ci_method) != (results.ci95, results.main_score_ci95, results.ci_method)  # e.g. another method: refreshed from the sidecar
+            or not same_intervals(old, results.ci95, results.main_score_ci95, results.ci_method)  # e.g. another method: refreshed from the sidecar
         ):
             _write(self.path, self.spath, results, self.records)
         self.outcome.results = results
@@ -376,18 +376,87 @@ def _assemble(
         date=now(),
         command=portable_command(sys.argv[1:]),
     )
-    ci95 = {n: r.ci95 for n, r in done.items() if r.ci95 is not None}
-    main_ci = None
-    groups = [r.values for r in done.values()]
-    if main is not None and all(groups) and abs(mean_of_means(groups) - main) <= 1e-9:  # the main score is the mean over datasets
-        main_ci = mean_ci(groups, units=[r.units for r in done.values()])  # type: ignore[arg-type]
-    method = interval_method(suite, [r for r in done.values() if r.ci95 is not None]) if ci95 or main_ci else None
+    ci95, main_ci, method = suite_intervals(suite, done, main)
     try:
         details = {n: r.details for n, r in done.items() if r.details is not None}
         return _results(sub, suite, meta, main, main_ci, method, complete, ordered, aggregate, ci95, skipped, details)
     except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
         where, msg = first_validation_error(e, root="results")
         raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
+
+
+def suite_intervals(
+    suite: Suite, records: dict[str, DatasetRecord], main: float | None
+) -> tuple[dict[str, tuple[float, float]], tuple[float, float] | None, IntervalMethod | None]:
+    """A results file's ``ci95``, ``main_score_ci95`` and ``ci_method`` from its datasets' records
+    (``with_interval`` done, units as the suite declares them): what a run writes, and what
+    ``cbench results refresh-intervals`` recomputes from the per-item scores. ``main``: the main
+    score; its interval only when it is the mean over the datasets of the per-item values."""
+    ci95 = {n: r.ci95 for n, r in records.items() if r.ci95 is not None}
+    main_ci = None
+    groups = [r.values for r in records.values()]
+    if main is not None and all(groups) and abs(mean_of_means(groups) - main) <= 1e-9:  # the main score is the mean over datasets
+        main_ci = mean_ci(groups, units=[r.units for r in records.values()])  # type: ignore[arg-type]
+    method = interval_method(suite, [r for r in records.values() if r.ci95 is not None]) if ci95 or main_ci else None
+    return ci95, main_ci, method
+
+
+def same_intervals(old: Results, ci95: dict[str, tuple[float, float]], main_ci: tuple[float, float] | None, method: IntervalMethod | None) -> bool:
+    """Whether ``old`` records these intervals, computed this way (``ci_method.recomputed`` aside)."""
+    old_method = old.ci_method.basis() if old.ci_method is not None else None
+    new_method = method.basis() if method is not None else None
+    return (old.ci95, old.main_score_ci95, old_method) == (ci95, main_ci, new_method)
+
+
+@dataclass
+class IntervalRefresh:
+    """A results file's intervals recomputed from its per-item scores (``refresh_intervals``)."""
+
+    results: Results  # the file with the fresh intervals; every other field as it was
+    items: list[ItemScores]  # the per-item scores, in file order, with the units the suite declares
+    changed: list[str] = field(default_factory=list)  # what differs from the files: "intervals", "units"
+    notes: list[str] = field(default_factory=list)  # datasets whose units could not be had
+
+
+def refresh_intervals(old: Results, sc: Sidecar, suite: Suite, recomputed: Recomputed) -> IntervalRefresh:
+    """``ci95``, ``main_score_ci95`` and ``ci_method`` of ``old`` computed afresh from its per-item
+    scores ``sc`` (checked against it: ``sidecar_problems``) with ``suite``'s resampling unit as
+    declared now, the way a run computes them (``suite_intervals``): nothing scored, no model, the
+    recorded fingerprints not consulted. Each dataset's units: the sidecar's when every item has one
+    from this unit (``ci_method.unit``), else from the data (``Suite.units_at``, only while it is at
+    the recorded revision), else as they are (then a note). ``recomputed`` marks the new ci_method."""
+    by = sc.by_dataset()
+    want: dict[str, dict[str, str | None]] = {}  # dataset -> item id -> unit, where it changes
+    notes: list[str] = []
+    same_unit = old.ci_method is None or old.ci_method.unit == suite.resampling_unit
+    records: dict[str, DatasetRecord] = {}
+    for name, metrics in old.datasets.items():
+        items = by.get(name, [])
+        keep, units = True, None  # keep: the sidecar's units as they are
+        if suite.cluster_field is None:
+            keep = False  # each item alone
+        elif not (items and same_unit and all(it.unit is not None for it in items)):
+            try:
+                units, keep = suite.units_at(name, old.metadata.dataset_revisions.get(name)), False
+            except DataUnavailable as e:
+                notes.append(f"dataset {name}: no {plural(suite.resampling_unit)} for the per-item scores that lack them ({e.message}): those items resampled alone")
+        record = DatasetRecord(metrics=metrics, items=items)
+        if not keep and record.set_units(units, old.main_metric):  # changed: the interval recomputed with them
+            want[name] = {it.id: it.unit for it in record.items or []}
+        else:
+            record.with_interval(old.main_metric)
+        records[name] = record
+    ci95, main_ci, method = suite_intervals(suite, records, old.main_score)
+    changed = [] if same_intervals(old, ci95, main_ci, method) else ["intervals"]
+    items = sc.items
+    if want:
+        changed.append("units")
+        items = [it.model_copy(update={"unit": want[it.dataset][it.id]}) if it.dataset in want and it.unit != want[it.dataset][it.id] else it for it in sc.items]
+    results = old
+    if "intervals" in changed:
+        stamped = method.model_copy(update={"recomputed": recomputed}) if method is not None else None
+        results = old.model_copy(update={"ci95": ci95, "main_score_ci95": main_ci, "ci_method": stamped})
+    return IntervalRefresh(results, items, changed, notes)
 
 
 def interval_method(suite: Suite, records: list[DatasetRecord]) -> IntervalMethod:

@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "finetune",
     "compare",
     "models",
+    "results",
 ]
 
 

@@ -20,7 +20,7 @@ from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
 from harness.results import Results, read_results, results_files
 from harness.scorers.registry import SCORERS
 from harness.suites.base import SuiteFacts
-from harness.suites.registry import shipped_suites, suite_facts
+from harness.suites.registry import find_suite, shipped_suites, suite_facts
 
 # Which suites are the axes and columns, their labels and category order come from the suites
 # themselves (SuiteFacts: a suite YAML's ``leaderboard:`` block); nothing here names a suite.
@@ -67,8 +67,19 @@ class Row:
     extras: dict[str, Cell] = field(default_factory=dict)  # suites with role "extra", one column each
     layer: int | None = None
     rank: int = 0
-    indistinguishable_from: list[str] = field(default_factory=list)  # better-placed names (significance.py)
+    indistinguishable_from: list[str] = field(default_factory=list)  # better-placed names, on both axes (significance.py)
+    same_retrieval_as: list[str] = field(default_factory=list)  # better-placed names indistinguishable on the retrieval axis
+    same_composition_as: list[str] = field(default_factory=list)  # ... on the composition axis
     untested: str | None = None  # why it was left out of the significance tests
+
+    @property
+    def marks_text(self) -> str:
+        """The ≈ cell: "≈ A (both axes); ≈ B (retrieval); ≈ C (composition)", names best-placed first."""
+        parts = [f"≈ {', '.join(self.indistinguishable_from)} (both axes)"] if self.indistinguishable_from else []
+        for axis, names in (("retrieval", self.same_retrieval_as), ("composition", self.same_composition_as)):
+            if only := [n for n in names if n not in self.indistinguishable_from]:
+                parts.append(f"≈ {', '.join(only)} ({axis})")
+        return "; ".join(parts)
 
     @property
     def pareto(self) -> bool:
@@ -360,9 +371,12 @@ def build(
         row.layer, row.rank = layer, i
         ranked.append(row)
     scored = ScoredCache(results_dir)
-    marks = mark([r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored)
+    axis_suites = {s: find_suite(s, next(iter(by_suite[s].values())).metadata.suite_file) for s in (ret_suite, composition) if s and by_suite.get(s)}
+    marks = mark([r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored, suites=axis_suites)
     for row in ranked:
         row.indistinguishable_from = marks.indistinguishable.get(row.submission, [])
+        row.same_retrieval_as = marks.same["retrieval"].get(row.submission, [])
+        row.same_composition_as = marks.same["composition"].get(row.submission, [])
         row.untested = marks.untested.get(row.submission)
     return Leaderboard(
         rows=ranked,

@@ -95,11 +95,12 @@ def _mark(row: Row) -> Out:
         return Out(MISSING, "", None, f"not tested for ≈: {row.untested}")
     if row.layer is None:
         return Out(MISSING, "", None)
-    names = row.indistinguishable_from
-    return Out(f"≈ {', '.join(names)}" if names else "", ";".join(names), ",".join(names) or None)
+    text = row.marks_text  # per axis: "≈ A (both axes); ≈ B (retrieval)"
+    return Out(text, ";".join(row.indistinguishable_from), text or None)
 
 
 CI_COLUMNS = ["retrieval_ci95_low", "retrieval_ci95_high", "composition_ci95_low", "composition_ci95_high"]
+MARK_AXIS_COLUMNS = ["indistinguishable_retrieval", "indistinguishable_composition"]  # per axis; MARK_KEY: on both
 
 
 def _axis_header(lb: Leaderboard, suite: str | None, metric: str) -> str:
@@ -118,7 +119,7 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         Column("parameters", "parameters", True),
         Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
         Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(lb, comp, lb.composition_metric)}", True, "composition axis (y)"),
-        Column(MARK_KEY, "≈ better-placed", False, "statistically indistinguishable on both axes from these better-placed submissions (paired test per axis, alpha 0.05, Holm-corrected over the page)"),
+        Column(MARK_KEY, "≈ better-placed", False, "statistically indistinguishable from these better-placed submissions, per axis: retrieval, composition or both (paired test per axis by resampling unit, alpha 0.05, Holm-corrected over the page)"),
     ]
     cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{lb.label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
     cols += [
@@ -282,14 +283,15 @@ def render_csv(lb: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     axes = " ".join([axes_line(lb), *lb.axis_notes])
-    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group", *CI_COLUMNS])
+    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group", *CI_COLUMNS, *MARK_AXIS_COLUMNS])
     for group, rows in (("ranked", lb.rows), ("control", lb.controls)):
         for row in rows:
             main, detail = main_cells(row), detail_cells(row)[4:]
             if group == "control":  # not ranked
                 main = [Out("", "") if c.key in {"rank", "pareto", "layer"} else o for o, c in zip(main, cols, strict=True)]
             notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
-            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition)])
+            marks = [";".join(row.same_retrieval_as), ";".join(row.same_composition_as)]
+            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition), *marks])
     return buf.getvalue()
 
 

@@ -1,4 +1,4 @@
-"""Which ranked submissions cannot be told apart from a better-placed one, on both axes.
+"""Which ranked submissions cannot be told apart from a better-placed one, axis by axis.
 
 The Pareto layers stay on the point estimates. Then:
 
@@ -8,12 +8,13 @@ The Pareto layers stay on the point estimates. Then:
   with the paired test ``cbench compare`` runs for a whole suite: the sign-flip permutation test on
   per-query nDCG@10 (retrieval) and per-item main metric (composition), datasets kept apart, the
   statistic the suite's main score (``stats.paired``; seeded, so the page is the same on rerun),
-  signs flipped per resampling unit as ``cbench compare`` does (the generated near-misses: per
-  generator frame, the units the per-item scores carry; otherwise per query / item);
-- the p-values of all those tests on the page are corrected together by Holm's method (statsmodels
-  ``multipletests``); B is *indistinguishable* from A on an axis when that test does not reject at
-  alpha = 0.05, and a submission is marked "≈ A" when A is better-placed and indistinguishable from
-  it on both axes.
+  signs flipped per resampling unit as ``cbench compare`` does: the units the per-item scores carry
+  (the generated near-misses: generator frames), else the suite's own units from its data
+  (``Suite.units_at``: per-item scores kept before units were), else each query / item alone;
+- the family: every one of those tests on the page, both axes of every pair (2 x pairs), corrected
+  together by Holm's method (statsmodels ``multipletests``); B is *indistinguishable* from A on an
+  axis when that axis's test does not reject at alpha = 0.05. The marks are per axis: B "≈ A
+  (retrieval)", "≈ A (composition)", or "≈ A (both axes)" when A is better-placed.
 
 The number of resamples grows with the number of tests, so that the smallest p-value a randomised
 test can give, 2 / (resamples + 1), is at most half of Holm's first threshold alpha / tests.
@@ -34,6 +35,7 @@ from harness.results import Results, plural
 from harness.sidecar import main_values
 from harness.stats.paired import N_PERMUTATIONS, SEED, sign_flip_p_values
 from harness.stats.units import count_units
+from harness.suites.base import Suite
 
 ALPHA = 0.05
 AXES = ("retrieval", "composition")
@@ -41,9 +43,10 @@ AXES = ("retrieval", "composition")
 
 @dataclass
 class Marks:
-    """What the leaderboard shows: per submission, the better-placed ones it is indistinguishable from."""
+    """What the leaderboard shows: per submission and axis, the better-placed ones it is indistinguishable from."""
 
-    indistinguishable: dict[str, list[str]] = field(default_factory=dict)  # name -> better-placed names, in rank order
+    indistinguishable: dict[str, list[str]] = field(default_factory=dict)  # name -> better-placed names, on both axes, in rank order
+    same: dict[str, dict[str, list[str]]] = field(default_factory=lambda: {axis: {} for axis in AXES})  # axis -> name -> better-placed names on that axis
     untested: dict[str, str] = field(default_factory=dict)  # name -> why it was left out of the tests
     tests: int = 0
     n_resamples: int = 0
@@ -59,9 +62,11 @@ class Marks:
         units = "; ".join(f"{axis}: {what}" for axis, what in self.units.items())
         return (
             "≈ X: indistinguishable from X, a better-placed submission (ranked above: earlier Pareto layer, or same layer and "
-            f"higher mean), on both axes: paired sign-flip permutation test per axis (per-query nDCG@10, per-item near-miss "
-            f"score, datasets kept apart, signs flipped per resampling unit ({units}); {self.n_resamples} resamples, seed {self.seed}), "
-            f"alpha = {self.alpha}, Holm-corrected over the {self.tests} tests on this page. Layers are computed on the point estimates."
+            "higher mean), per axis: (retrieval), (composition) or (both axes). Paired sign-flip permutation test per axis "
+            "(per-query nDCG@10, per-item near-miss score, datasets kept apart), signs flipped per resampling unit: frames for "
+            f"nearmiss, pairs for NevIR, queries for retrieval, items otherwise ({units}); {self.n_resamples} resamples, seed {self.seed}; "
+            f"alpha = {self.alpha}, Holm-corrected over the {self.tests} tests on this page (both axes of every pair of ranked "
+            "submissions with per-item scores). Layers are computed on the point estimates."
         )
 
 
@@ -81,12 +86,15 @@ class AxisValues:
         return f"{n} {plural(self.unit)}"
 
 
-def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues:
+def axis_values(names: list[str], suite: str, scored: ScoredCache, declared: Suite | None = None) -> AxisValues:
     """Each submission's per-item main-metric values on ``suite``, datasets and items in the order of
-    the item set most submissions share (ties: the better-placed one's); others are untested."""
+    the item set most submissions share (ties: the better-placed one's); others are untested.
+    Resampling units: from whichever sidecar has them, else from the data of ``declared`` (the suite
+    as defined here) when it clusters and the data is at the revision the results record."""
     per: dict[str, dict[str, dict[str, float]]] = {}
     unit_of: dict[tuple[str, str], str] = {}  # (dataset, item id) -> its resampling unit, from whichever sidecar has it
     results: list[Results] = []
+    by_name: dict[str, Results] = {}
     untested: dict[str, str] = {}
     for name in names:
         got = scored.get(name, suite)
@@ -105,6 +113,7 @@ def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues
         else:
             per[name] = values
             results.append(r)
+            by_name[name] = r
             for ds in r.datasets:
                 for it in by_ds.get(ds, []):
                     if it.unit is not None:
@@ -121,21 +130,50 @@ def axis_values(names: list[str], suite: str, scored: ScoredCache) -> AxisValues
             untested[name] = f"{suite}: scored on other datasets or items than {reference} (e.g. another --limit-queries)"
             continue
         vectors[name] = np.array([vals[ds][i] for ds, ids in order for i in ids], dtype=np.float64)
+    if declared is not None and declared.cluster_field is not None:
+        for ds, ids in order:
+            if all((ds, i) in unit_of for i in ids):
+                continue
+            try:  # per-item scores kept before units were: the suite's units from its data
+                from_data = declared.units_at(ds, by_name[reference].metadata.dataset_revisions.get(ds)) or {}
+            except CBenchError:  # not here, changed since, or unreadable: those items stay alone
+                continue
+            for i in ids:
+                if (ds, i) not in unit_of and i in from_data:
+                    unit_of[(ds, i)] = from_data[i]
     units = [[unit_of.get((ds, i)) for i in ids] for ds, ids in order]
     clustered = any(u is not None for group in units for u in group)
-    return AxisValues([len(ids) for _ds, ids in order], vectors, untested, units if clustered else None, unit_name(results, clustered))
+    if declared is None:
+        name = unit_name(results, clustered)
+    elif not clustered:
+        name = declared.item_units[0]  # query, item, pair
+    elif declared.cluster_field is not None:
+        name = declared.resampling_unit  # frame
+    else:
+        name = unit_name(results, True)  # units the suite no longer declares
+    return AxisValues([len(ids) for _ds, ids in order], vectors, untested, units if clustered else None, name)
 
 
 def n_resamples_for(tests: int, alpha: float = ALPHA) -> int:
     return max(N_PERMUTATIONS, math.ceil(4 * tests / alpha))
 
 
-def mark(ranked: list[str], retrieval_suite: str | None, composition_suite: str | None, scored: ScoredCache, *, alpha: float = ALPHA) -> Marks:
-    """Marks for ``ranked`` (the complete rows' names, best-placed first)."""
+def mark(
+    ranked: list[str],
+    retrieval_suite: str | None,
+    composition_suite: str | None,
+    scored: ScoredCache,
+    *,
+    alpha: float = ALPHA,
+    suites: dict[str, Suite | None] | None = None,
+) -> Marks:
+    """Marks for ``ranked`` (the complete rows' names, best-placed first). ``suites``: the axis
+    suites as defined here (name -> suite), for the units of per-item scores that carry none."""
     marks = Marks(alpha=alpha)
     if not retrieval_suite or not composition_suite or len(ranked) < 2:
         return marks
-    axes = [axis_values(ranked, retrieval_suite, scored), axis_values(ranked, composition_suite, scored)]
+    suites = suites or {}
+    axes = [axis_values(ranked, s, scored, suites.get(s)) for s in (retrieval_suite, composition_suite)]
     for ax in axes:
         for name, why in ax.untested.items():
             marks.untested.setdefault(name, why)
@@ -158,6 +196,9 @@ def mark(ranked: list[str], retrieval_suite: str | None, composition_suite: str 
 
     reject = multipletests(p, alpha=alpha, method="holm")[0].reshape(len(AXES), len(pairs))
     for k, (a, b) in enumerate(pairs):
+        for i, axis in enumerate(AXES):
+            if not reject[i, k]:
+                marks.same[axis].setdefault(b, []).append(a)
         if not reject[:, k].any():
             marks.indistinguishable.setdefault(b, []).append(a)
     return marks

@@ -12,7 +12,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from harness.errors import CBenchError
+from harness.errors import CBenchError, DataUnavailable
 from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
 from harness.sidecar import ItemScores
@@ -136,6 +136,17 @@ class Suite(ABC):
         per-item scores written before units were kept; None when each item is its own unit.
         Raises DataUnavailable as ``load`` does."""
         return None
+
+    def units_at(self, name: str, revision: str | None) -> dict[str, str] | None:
+        """``units(name)`` for per-item scores computed from dataset ``name`` at ``revision`` (their
+        results file's ``dataset_revisions``); None when each item is its own unit (nothing loaded).
+        Raises DataUnavailable when the data is not here, or has changed since (other items, other units)."""
+        if self.cluster_field is None:
+            return None
+        current = self.dataset_revision(name)
+        if current != revision:
+            raise DataUnavailable(f"the data of dataset {name} changed since it was scored ({revision}, now {current})", source=f"suite {self.name}")
+        return self.units(name)
 
     def facts(self) -> SuiteFacts:
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""

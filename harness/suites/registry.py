@@ -61,22 +61,36 @@ def shipped_suites() -> dict[str, Suite]:
     return out
 
 
+def find_suite(name: str, recorded_file: str | None = None, data_dir: Path | None = None) -> Suite | None:
+    """The suite results named ``name`` were made with, as defined here now: the shipped suite of that
+    name, else the suite file the results recorded (``metadata.suite_file``, when it is still there
+    and still names that suite); None when neither. ``data_dir``: where it looks for data not kept
+    beside the suite file (None: nowhere but there)."""
+    shipped = shipped_suites().get(name)
+    if shipped is not None and shipped.path is not None:
+        return shipped if data_dir is None else load_suite_file(shipped.path, data_dir)
+    recorded = Path(recorded_file) if recorded_file else None
+    if recorded is not None and not recorded.is_absolute():  # results record project files relative to it
+        recorded = PROJECT_ROOT / recorded
+    if recorded is not None and recorded.is_file():
+        try:
+            suite = load_suite_file(recorded, data_dir)
+            if suite.name == name:
+                return suite
+        except CBenchError:
+            pass
+    return None
+
+
 def suite_facts(name: str, task: str, recorded_file: str | None = None) -> SuiteFacts:
     """A suite's leaderboard facts: from the shipped suite of that name, else from the suite file a
     result recorded (when it is still there), else the defaults for its task."""
     shipped = shipped_suites()
     if name in shipped:
         return shipped[name].facts()
-    recorded = Path(recorded_file) if recorded_file else None
-    if recorded is not None and not recorded.is_absolute():  # results record project files relative to it
-        recorded = PROJECT_ROOT / recorded
-    if recorded is not None and recorded.is_file():
-        try:
-            suite = load_suite_file(recorded, None)
-            if suite.name == name:
-                return suite.facts()
-        except CBenchError:
-            pass
+    suite = find_suite(name, recorded_file)
+    if suite is not None:
+        return suite.facts()
     cls = next((c for c in SUITE_CLASSES if c.task == task), None)
     role = "retrieval" if task == "retrieval" else "composition"
     metric = "ndcg@10" if task == "retrieval" else "triplet_accuracy"

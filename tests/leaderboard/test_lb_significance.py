@@ -1,5 +1,5 @@
-"""Marks of submissions that cannot be told apart from a better-placed one on both axes (paired
-tests on the per-item scores, Holm-corrected over the page), in the four files."""
+"""Marks of submissions that cannot be told apart from a better-placed one, per axis (paired tests
+on the per-item scores by resampling unit, Holm-corrected over the page), in the four files."""
 
 from __future__ import annotations
 
@@ -52,25 +52,53 @@ def scored_env(env):
     return subs, results
 
 
-def test_marks_need_both_axes_indistinguishable(scored_env, tmp_path):
+def test_marks_per_axis_and_on_both(scored_env, tmp_path):
     subs, results = scored_env
     lb = build(results, Registry([subs]).all())
     rows = {r.submission: r for r in lb.rows}
     assert [r.submission for r in lb.rows] == ["alpha", "beta", "gamma", "delta"]
     assert rows["beta"].indistinguishable_from == ["alpha"]
+    assert (rows["beta"].same_retrieval_as, rows["beta"].same_composition_as) == (["alpha"], ["alpha"])
     assert rows["gamma"].indistinguishable_from == []  # retrieval: same as beta, composition: not
-    assert rows["alpha"].indistinguishable_from == []  # nothing above it
+    assert (rows["gamma"].same_retrieval_as, rows["gamma"].same_composition_as) == (["alpha", "beta"], [])
+    assert rows["alpha"].indistinguishable_from == rows["alpha"].same_retrieval_as == []  # nothing above it
     assert rows["delta"].untested is not None and "no per-item scores" in rows["delta"].untested
     assert lb.marks.tests == 6 and lb.marks.n_resamples == significance.N_PERMUTATIONS  # 3 pairs x 2 axes
 
     md, csv_text, html, _svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
     beta = next(line for line in md.splitlines() if line.startswith("| 2 | beta"))
-    assert "| ≈ alpha |" in beta
-    assert "Holm-corrected over the 6 tests on this page" in md
+    gamma = next(line for line in md.splitlines() if line.startswith("| 3 | gamma"))
+    assert "| ≈ alpha (both axes) |" in beta and "| ≈ alpha, beta (retrieval) |" in gamma
+    assert "Holm-corrected over the 6 tests on this page (both axes of every pair" in md
+    assert "signs flipped per resampling unit: frames for nearmiss, pairs for NevIR, queries for retrieval, items otherwise" in md
     table = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
-    assert [table[n]["indistinguishable_from"] for n in ("alpha", "beta", "gamma", "delta")] == ["", "alpha", "", ""]
+    names = ("alpha", "beta", "gamma", "delta")
+    assert [table[n]["indistinguishable_from"] for n in names] == ["", "alpha", "", ""]
+    assert [table[n]["indistinguishable_retrieval"] for n in names] == ["", "alpha", "alpha;beta", ""]
+    assert [table[n]["indistinguishable_composition"] for n in names] == ["", "alpha", "", ""]
     assert "indistinguishable_from: not tested for ≈: classic-ir: no per-item scores" in table["delta"]["notes"]
-    assert ">≈ alpha<" in html and 'id="marks-rule"' in html
+    assert ">≈ alpha (both axes)<" in html and ">≈ alpha, beta (retrieval)<" in html and 'id="marks-rule"' in html
+
+
+def test_differing_on_retrieval_only_is_marked_on_composition_only(scored_env, tmp_path):
+    """gamma: alpha's near-miss scores exactly, retrieval far worse: not ≈ anyone on retrieval, ≈ alpha
+    and beta on composition (beta: two items a little worse than alpha, not significant)."""
+    subs, results = scored_env
+    alpha = read_sidecar(sidecar_path(results / "alpha" / "nearmiss.json")).items
+    save_scored(results, nearmiss_results("gamma", "nearmiss", 0.0, categories=["negation", "spatial"]), alpha)
+    worse = [it.metrics["ndcg@10"] - 0.25 for it in read_sidecar(sidecar_path(results / "alpha" / "classic-ir.json")).items]
+    save_scored(results, retrieval_results("gamma", "classic-ir", {"cranfield": 0.0, "medline": 0.0}), retrieval(np.array(worse)))
+    lb = build(results, Registry([subs]).all())
+    rows = {r.submission: r for r in lb.rows}
+    assert [r.submission for r in lb.rows][:3] == ["alpha", "beta", "gamma"]
+    assert rows["gamma"].same_retrieval_as == [] and rows["gamma"].same_composition_as == ["alpha", "beta"]
+    assert rows["gamma"].indistinguishable_from == []
+    assert rows["gamma"].marks_text == "≈ alpha, beta (composition)"
+    assert rows["beta"].marks_text == "≈ alpha (both axes)"
+    md, csv_text, _html, _svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
+    assert "| ≈ alpha, beta (composition) |" in next(line for line in md.splitlines() if line.startswith("| 3 | gamma"))
+    table = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
+    assert (table["gamma"]["indistinguishable_from"], table["gamma"]["indistinguishable_retrieval"], table["gamma"]["indistinguishable_composition"]) == ("", "", "alpha;beta")
 
 
 def test_holm_correction_over_every_test_on_the_page(scored_env, monkeypatch):
@@ -81,6 +109,7 @@ def test_holm_correction_over_every_test_on_the_page(scored_env, monkeypatch):
     monkeypatch.setattr(significance, "sign_flip_p_values", lambda *a, **k: next(fake))
     marks = significance.mark(["alpha", "beta", "gamma"], "classic-ir", "nearmiss", ScoredCache(results))
     assert marks.indistinguishable == {"gamma": ["alpha", "beta"]}
+    assert marks.same == {"retrieval": {"gamma": ["alpha", "beta"]}, "composition": {"beta": ["alpha"], "gamma": ["alpha", "beta"]}}
     assert marks.tests == 6
 
 
@@ -119,4 +148,34 @@ def test_composition_tested_by_frame_when_the_items_carry_frames(scored_env):
     marks = significance.mark(["alpha", "beta", "gamma"], "classic-ir", "nearmiss", ScoredCache(results))
     assert marks.indistinguishable == {"beta": ["alpha"], "gamma": ["alpha", "beta"]}
     assert marks.units == {"retrieval": "60 queries", "composition": "4 frames"}
-    assert "signs flipped per resampling unit (retrieval: 60 queries; composition: 4 frames)" in marks.line
+    assert "items otherwise (retrieval: 60 queries; composition: 4 frames)" in marks.line
+
+
+def test_units_from_the_suite_data_when_the_per_item_scores_carry_none(scored_env, tmp_path):
+    """Per-item scores kept before units were (no ``unit`` on any line): the composition suite's own
+    frames are read from its data, while the data is at the revision the results record; else the
+    items are tested alone."""
+    from cbench_testutil import write_tiny_suites
+
+    from harness.suites.registry import load_suite_file
+
+    subs, results = scored_env
+    yaml = write_tiny_suites(tmp_path / "data")["tiny-frames"]
+    suite = load_suite_file(yaml, None)
+    ids = {"negation": [f"it-{i}" for i in range(4)], "role_swap": [f"it-{i}" for i in range(4, 8)]}
+    rng = np.random.default_rng(1)
+
+    def save_framed(revisions: dict[str, str]) -> None:
+        for name in ("alpha", "beta"):
+            r = nearmiss_results(name, "tiny-frames", 0.0, categories=list(ids))
+            r = r.model_copy(update={"metadata": r.metadata.model_copy(update={"suite_file": str(yaml), "dataset_revisions": revisions})})
+            items = [it for ds, i in ids.items() for it in five_text_items(ds, i, [tuple(s) for s in rng.uniform(0, 1, (4, 4))])]
+            save_scored(results, r, items)
+
+    save_framed({ds: suite.dataset_revision(ds) for ds in ids})
+    assert all(it.unit is None for it in read_sidecar(sidecar_path(results / "alpha" / "tiny-frames.json")).items)
+    lb = build(results, Registry([subs]).all(), composition="tiny-frames")
+    assert lb.marks.units == {"retrieval": "60 queries", "composition": "4 frames"}
+    save_framed({ds: "sha256:other-data" for ds in ids})
+    lb = build(results, Registry([subs]).all(), composition="tiny-frames")
+    assert lb.marks.units == {"retrieval": "60 queries", "composition": "8 items"}
