@@ -12,7 +12,8 @@ from lb_helpers import five_text_items, nearmiss_results, save, save_scored
 
 from harness.leaderboard.collect import build
 from harness.leaderboard.explorer import SCALE, BrowserData, browser_data
-from harness.leaderboard.heatmap import RAMP, colour, heatmaps
+from harness.leaderboard.chance import Band
+from harness.leaderboard.heatmap import ABOVE_RAMP, BELOW_RAMP, NEUTRAL, RAMP, centred_colour, colour, heatmaps
 from harness.leaderboard.render import write_all
 from harness.leaderboard.reranks import reranks
 from harness.submissions import Registry
@@ -85,12 +86,28 @@ def test_heatmaps(board):
     nm = maps["nearmiss"]
     assert nm.columns == ["role_swap", "negation"] and nm.metric == "triplet_accuracy"
     assert [(r.submission, r.control) for r in nm.rows] == [("gamma", False), ("alpha", False), ("beta", False), ("ctl", True)]
+    # centred on each column's band: the control scores 1 on role_swap and 0 on negation
+    assert nm.centred and nm.bands == ["controls 1.0000 (1)", "controls 0.0000 (1)"]
     ctl = nm.rows[3].cells
-    assert (ctl[1].text, ctl[1].colour, ctl[0].colour) == ("0.000", RAMP[0], RAMP[-1])  # lowest and highest score
-    assert nm.rows[1].cells[0].text == "0.667" and nm.rows[1].cells[0].colour == colour(2 / 3)[0]
-    assert [r.submission for r in maps["classic-ir"].rows] == ["gamma", "alpha", "beta"]
+    assert (ctl[0].colour, ctl[1].colour) == (NEUTRAL, NEUTRAL)  # the control is its own band
+    gamma, alpha = nm.rows[0].cells, nm.rows[1].cells
+    assert gamma[0].colour == NEUTRAL  # 1.0 on role_swap: no better than the control
+    assert alpha[0].text == "0.667" and alpha[0].colour == colour(1 / 3, BELOW_RAMP)[0]  # below the band: orange
+    assert gamma[1].colour == ABOVE_RAMP[-1]  # 1.0 on negation, where the control scores 0: darkest blue
+    assert "below the band: controls 1.0000 (1)" in alpha[0].title
+    cir = maps["classic-ir"]  # no controls, no chance level: sequential, lowest to highest
+    assert not cir.centred and [r.submission for r in cir.rows] == ["gamma", "alpha", "beta"]
     assert maps["toy-external"].rows[-1].cells[0].text == "0.500"  # a control without per-item scores is still a row
     assert colour(0.0) == (RAMP[0], False) and colour(1.0) == (RAMP[-1], True)
+
+
+def test_heatmap_colours_centre_on_chance():
+    at_chance = Band("x", 0.5, (0.45, 0.55), 3)
+    assert centred_colour(0.5, at_chance) == (NEUTRAL, False) and centred_colour(0.55, at_chance) == (NEUTRAL, False)
+    assert centred_colour(1.0, at_chance)[0] == ABOVE_RAMP[-1] and centred_colour(0.0, at_chance)[0] == BELOW_RAMP[-1]
+    assert centred_colour(0.775, at_chance)[0] == colour(0.5, ABOVE_RAMP)[0]  # halfway from the band's top to 1
+    below_chance = Band("NevIR", 0.25, (0.0, 0.0), 2)  # query-blind controls score 0: the band reaches up to chance
+    assert below_chance.reference == (0.0, 0.25) and centred_colour(0.2, below_chance) == (NEUTRAL, False)
 
 
 def test_reranks(board):
