@@ -19,11 +19,11 @@ from harness.leaderboard.collect import (
     Row,
 )
 from harness.leaderboard.explorer import browser_data, embed
+from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
 from harness.leaderboard.reranks import TOP, reranks
 
-MISSING = "—"
 FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
 
 
@@ -53,19 +53,6 @@ class Notes:
         if text not in self.texts:
             self.texts.append(text)
         return self.texts.index(text) + 1
-
-
-def fmt_score(x: float | None) -> str:
-    return MISSING if x is None else f"{x:.4f}"
-
-
-def fmt_params(n: int | None) -> str:
-    if n is None:
-        return MISSING
-    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if n >= div:
-            return f"{n / div:.1f}{unit}"
-    return str(n)
 
 
 def _score(cell: Cell) -> Out:
