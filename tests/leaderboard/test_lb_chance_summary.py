@@ -14,6 +14,7 @@ from lb_helpers import nearmiss_results, retrieval_results, save
 
 from harness.leaderboard.chance import ABOVE, BELOW, INSIDE, Band, band_lines, bands, control_word
 from harness.leaderboard.collect import build
+from harness.leaderboard.render import write_all
 from harness.leaderboard.summary import base_of, reference_encoder, which_model
 from harness.submissions import Registry
 
@@ -147,3 +148,12 @@ def test_reference_encoder_itself_and_no_verifier(env):
     assert reference_encoder(lb) is None  # no verifier: models without a recorded base are not compared
     assert picks["Best composition at ≤ 0.01 retrieval loss"].choice is None
     assert picks["Cheapest verifier above chance on every composition column"].text == "no ranked verifier (a submission with a first stage)."
+
+
+def test_summary_and_chance_in_both_pages(board, tmp_path):
+    md, _csv, html, _svg = (p.read_text() for p in write_all(board, tmp_path / "out"))
+    assert "## Which model for what" in md and "- **Best retrieval**: gamma (classic-ir ndcg@10 0.5600" in md
+    assert "## Chance per column" in md and "- NevIR: the 2 controls all score 0.0000" in md
+    assert "| NevIR | 0.2500 | 0.0000 (2) | 0.2500 | ctl-a (0.0000) | 0 of 3 |" in md
+    assert '<section id="which-model">' in html and "<strong>Best composition at ≤ 0.03 retrieval loss</strong>: ver-big" in html
+    assert '<ul class="chance-lines" id="chance-lines">' in html and "SugarCrepe++: the blind control ctl-b (0.6500) scores above 2 of 3 ranked models." in html

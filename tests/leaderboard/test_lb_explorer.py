@@ -11,7 +11,7 @@ from explorer_fixture import ITEMS, TRIPLETS, revisions, scores, with_revisions,
 from lb_helpers import five_text_items, nearmiss_results, save, save_scored
 
 from harness.leaderboard.collect import build
-from harness.leaderboard.explorer import SCALE, BrowserData, browser_data
+from harness.leaderboard.explorer import SCALE, BrowserData, browser_data, changed_spans, comparison_legend, unembed
 from harness.leaderboard.chance import Band
 from harness.leaderboard.heatmap import ABOVE_RAMP, BELOW_RAMP, NEUTRAL, RAMP, centred_colour, colour, heatmaps
 from harness.leaderboard.render import write_all
@@ -131,13 +131,50 @@ def test_page_embeds_the_explorer(board, tmp_path):
     assert 'id="heatmap-nearmiss"' in html and 'id="heatmap-classic-ir"' in html
     assert re.search(r'<tr class="control first-control"><th scope="row">ctl <span class="tag">control</span>', html)
     assert '<select id="fb-sub">' in html and '<option value="gamma">gamma</option>' in html
+    assert '<div class="controls picker" id="fb-picker" hidden>' in html  # shown by the script, once the data is unpacked
+    assert "<noscript>" in html and "cbench compare" in html.split("<noscript>")[1]
     assert "External: not in the browser" in html
+    assert "<dt>close_far</dt><dd>s(anchor, pos_close) vs s(anchor, neg_far): right when the first score is higher</dd>" in html
+    assert "<dt>neg_far</dt><dd>the same wrong meaning as neg_close, restructured like pos_far</dd>" in html
     assert "gamma reranks alpha on classic-ir: 6 queries; better on 3, worse on 1, unchanged on 2" in html
-    block = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', html, re.S).group(1)
-    assert "<" not in block and "&" not in block  # no text can close the element
-    data = BrowserData.model_validate(json.loads(block))
+    block = re.search(r'<script type="application/octet-stream" id="explorer-data" data-encoding="gzip\+base64">(.*?)</script>', html, re.S).group(1)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", block)  # base64: nothing can close the element
+    data = unembed(block)
     assert data == browser_data(board)
     assert data.suites[0].items[2][2][0] == "Mia <b>called</b> Tom & left."  # role-3's anchor, intact
+
+
+def test_changed_words():
+    anchor = "The door is open."
+    assert changed_spans(anchor, "The door is not open.") == [(12, 15)]  # "not"
+    assert changed_spans(anchor, "The door is wide open.") == [(12, 16)]
+    assert changed_spans(anchor, "the DOOR is open") == []  # case and edge punctuation aside
+    assert changed_spans(anchor, "Someone has opened the door.") == [(0, 18)]  # replaced words, then kept ones
+    assert changed_spans("A \U0001f600 cat sat.", "A \U0001f600 dog sat.") == [(5, 8)]  # UTF-16 indices, as JavaScript counts
+
+
+def test_browser_changed_spans_and_legend(board):
+    data = browser_data(board)
+    nm = data.suites[0]
+    i = [it[1] for it in nm.items].index("neg-1")
+    spans = dict(zip(nm.fields, nm.changed[i], strict=True))
+    assert spans["anchor"] == [] and spans["neg_close"] == [(12, 15)]  # "The door is not open."
+    codes = dict(comparison_legend(data))
+    assert codes["close_close"] == "s(anchor, pos_close) vs s(anchor, neg_close): right when the first score is higher"
+    assert codes["anchor_negative"].startswith("s(anchor, positive) vs s(anchor, negative)")
+    assert codes["pos_close"] == "same meaning as the anchor, a minimal in-place change"
+
+
+def test_superseded_suites_stay_out_of_the_browser(env, tmp_path, monkeypatch):
+    subs, results = env
+    write_board(tmp_path, monkeypatch, results)
+    yaml = tmp_path / "suites" / "toy-triplets.yaml"
+    yaml.write_text(yaml.read_text().replace("leaderboard: {label: Toy triplets, role: extra}", "leaderboard: {label: Toy triplets, role: extra, superseded_by: nearmiss}"))
+    lb = build(results, Registry([subs]).all())
+    data = browser_data(lb)
+    assert [s.suite for s in data.suites] == ["nearmiss"]
+    assert "Toy triplets: not in the browser: superseded by nearmiss (its column and heatmap stay; per-item scores: cbench compare)" in data.notes
+    assert "toy-triplets" in [h.suite for h in heatmaps(lb)]
 
 
 def test_page_does_not_depend_on_the_data_dir(board, env, tmp_path, monkeypatch):
