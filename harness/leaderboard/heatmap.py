@@ -4,8 +4,8 @@ datasets), each cell coloured by its main-metric score, so the trade-off's shape
 One table per suite with results: ranked submissions in page order, then the controls, marked.
 Colours are centred on chance: per column, the band of that column's controls widened to the
 suite's declared chance level (:mod:`harness.leaderboard.chance`) is neutral grey; above it blue,
-darker towards 1; below it orange, darker towards 0. So a column at chance stays grey however its
-scores spread. A suite with neither controls nor a chance level (retrieval) keeps a sequential
+below it orange, darker with the distance from the band (darkest at 0.5 away). So a column at
+chance stays grey however its scores spread, and a score just outside its band stays pale. A suite with neither controls nor a chance level (retrieval) keeps a sequential
 scale from its table's lowest score (light) to its highest (dark).
 """
 
@@ -22,6 +22,7 @@ RAMP = ("#ffffd9", "#c7e9b4", "#7fcdbb", "#41b6c4", "#1d91c0", "#225ea8", "#0c2c
 NEUTRAL = "#e9e9e9"
 ABOVE_RAMP = ("#dbe9f6", "#9ecae1", "#6baed6", "#3182bd", "#08519c", "#08306b")
 BELOW_RAMP = ("#fde3c8", "#fdae6b", "#f16913", "#d94801", "#8c2d04")
+FULL_AT = 0.5  # the distance from the band at which a colour is darkest
 
 
 @dataclass(frozen=True)
@@ -81,14 +82,15 @@ def _columns(lb: Leaderboard, suite: str, names: list[str]) -> list[str]:
 
 
 def centred_colour(value: float, band: Band) -> tuple[str, bool]:
-    """Grey inside the band; above it, blue by the distance towards 1; below it, orange by the
-    distance towards 0 (the main metrics of near-miss suites are accuracies and AUROC, in [0, 1])."""
+    """Grey inside the band; above it blue, below it orange, darker with the distance from the band,
+    full colour at FULL_AT (score units: the main metrics of near-miss suites are accuracies and
+    AUROC, in [0, 1]), so a score just outside its band stays pale wherever the band lies."""
     low, high = band.reference  # type: ignore[misc]
     where = band.place(value)
     if where == ABOVE:
-        return colour((value - high) / (1.0 - high) if high < 1.0 else 1.0, ABOVE_RAMP)
+        return colour((value - high) / FULL_AT, ABOVE_RAMP)
     if where == BELOW:
-        return colour((low - value) / low if low > 0.0 else 1.0, BELOW_RAMP)
+        return colour((low - value) / FULL_AT, BELOW_RAMP)
     return NEUTRAL, False
 
 

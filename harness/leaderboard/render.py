@@ -435,6 +435,8 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes, grey
     for row in rows:
         cells = []
         for o, c in zip(cells_of(row), cols, strict=True):
+            if control and c.key == "rank":  # controls are not ranked
+                o = Out("control", "", None)
             note_no = notes.number(o.note) if o.note and c.key != "layer" else None
             sort = "" if o.sort is None else (f"{o.sort:.9f}" if isinstance(o.sort, float) else str(o.sort))
             where = None if control else _greyed(o, c, grey)

@@ -92,7 +92,7 @@ def test_heatmaps(board):
     assert (ctl[0].colour, ctl[1].colour) == (NEUTRAL, NEUTRAL)  # the control is its own band
     gamma, alpha = nm.rows[0].cells, nm.rows[1].cells
     assert gamma[0].colour == NEUTRAL  # 1.0 on role_swap: no better than the control
-    assert alpha[0].text == "0.667" and alpha[0].colour == colour(1 / 3, BELOW_RAMP)[0]  # below the band: orange
+    assert alpha[0].text == "0.667" and alpha[0].colour == colour((1 - 2 / 3) / 0.5, BELOW_RAMP)[0]  # below the band: orange
     assert gamma[1].colour == ABOVE_RAMP[-1]  # 1.0 on negation, where the control scores 0: darkest blue
     assert "below the band: controls 1.0000 (1)" in alpha[0].title
     cir = maps["classic-ir"]  # no controls, no chance level: sequential, lowest to highest
@@ -104,8 +104,9 @@ def test_heatmaps(board):
 def test_heatmap_colours_centre_on_chance():
     at_chance = Band("x", 0.5, (0.45, 0.55), 3)
     assert centred_colour(0.5, at_chance) == (NEUTRAL, False) and centred_colour(0.55, at_chance) == (NEUTRAL, False)
-    assert centred_colour(1.0, at_chance)[0] == ABOVE_RAMP[-1] and centred_colour(0.0, at_chance)[0] == BELOW_RAMP[-1]
-    assert centred_colour(0.775, at_chance)[0] == colour(0.5, ABOVE_RAMP)[0]  # halfway from the band's top to 1
+    assert centred_colour(1.05, at_chance)[0] == ABOVE_RAMP[-1] and centred_colour(0.0, at_chance)[0] == colour(0.9, BELOW_RAMP)[0]
+    assert centred_colour(0.80, at_chance)[0] == colour(0.5, ABOVE_RAMP)[0]  # 0.25 above the band: halfway to the darkest
+    assert centred_colour(0.56, at_chance)[0] == colour(0.02, ABOVE_RAMP)[0]  # just above: pale
     below_chance = Band("NevIR", 0.25, (0.0, 0.0), 2)  # query-blind controls score 0: the band reaches up to chance
     assert below_chance.reference == (0.0, 0.25) and centred_colour(0.2, below_chance) == (NEUTRAL, False)
 
