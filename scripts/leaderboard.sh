@@ -39,11 +39,16 @@ python3 - <<'PY'
 import re
 from pathlib import Path
 md = Path("leaderboard/leaderboard.md").read_text()
-table = "\n".join(line for line in md.split("## ")[0].splitlines() if line.startswith("|"))
-notes = [line for line in md.split("## ")[0].splitlines() if line.startswith(("NanoBEIR results", "Retrieval axis", "Chance band"))]
+head, *rest = md.split("\n## ")
+sections = {part.split("\n", 1)[0]: part for part in rest}
+board = sections.get("Leaderboard", "").splitlines()
+table = "\n".join(line for line in board if line.startswith("|"))  # the compact table
+notes = [line for line in head.splitlines() if line.startswith("Retrieval axis") or " results: none" in line]
+notes += [line for line in board if line.startswith(("Chance band", "± =", "*Italic*"))]
+picks = "\n".join(line for line in sections.get("Which model for what", "").splitlines() if line.startswith("- "))
 readme = Path("README.md")
 text = readme.read_text()
-block = "<!-- leaderboard:start -->\n" + "\n\n".join(notes) + "\n\n" + table + "\n<!-- leaderboard:end -->"
+block = "<!-- leaderboard:start -->\n" + "\n\n".join([*notes, *([picks] if picks else [])]) + "\n\n" + table + "\n<!-- leaderboard:end -->"
 readme.write_text(re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->", lambda _: block, text, flags=re.S))
 PY
 # The near-miss tables (controls; frozen vs end-to-end verifiers) between their README markers.

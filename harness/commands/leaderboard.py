@@ -76,13 +76,14 @@ def _print_rich(lb) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from harness.leaderboard.render import Notes, header_lines, main_cells, main_columns
+    from harness.leaderboard.render import Notes, compact_keep, header_lines, main_cells, main_columns
+    from harness.leaderboard.summary import which_model
 
     notes = Notes()
     table = Table(title="cbench leaderboard", title_justify="left")
     cols = main_columns(lb)
-    # compact for a terminal: no per-category columns, no reproduce command (both are in the files)
-    keep = [i for i, c in enumerate(cols) if c.key != "reproduce" and not c.key.startswith(f"{lb.composition_suite}/")]
+    # the page's compact table, less the reproduce command (categories, extra suites and commands: in the files)
+    keep = [i for i in compact_keep(lb) if cols[i].key != "reproduce"]
     for i in keep:
         c = cols[i]
         table.add_column(c.header, justify="right" if c.numeric else "left", overflow="fold")
@@ -100,7 +101,9 @@ def _print_rich(lb) -> None:
     out_console.print(table)
     for i, t in enumerate(notes.texts, start=1):
         out_console.print(f"[{i}] {t}", highlight=False, soft_wrap=True, markup=False)
-    out_console.print("Per-category scores and reproduce commands: cbench leaderboard --format files", highlight=False, soft_wrap=True)
+    for pick in which_model(lb):
+        out_console.print(f"- {pick.line}", highlight=False, soft_wrap=True, markup=False)
+    out_console.print("Per-category and extra-suite scores, chance per column and reproduce commands: cbench leaderboard --format files", highlight=False, soft_wrap=True)
 
 
 def export(

@@ -1,10 +1,13 @@
-"""The failure browser's data, embedded in index.html as one JSON block (:class:`BrowserData`).
+"""The failure browser's data, embedded in index.html as one block (:class:`BrowserData`: JSON,
+gzip-compressed, base64; the page unpacks it with the browser's DecompressionStream).
 
 Per near-miss suite whose data is in the repository (``NearMissSuite.shipped_data``: nearmiss,
-nearmiss-hand, nearmiss-v1), the texts of its items and, per ranked submission, each item's scores
-and which of its comparisons it got right, read from the per-item scores files. Suites whose data
-is not in the repository (sugarcrepe-pp) are left out with a one-line note, so the page is the same
-whether or not $CBENCH_DATA_DIR is set. Controls are not in the browser (the heatmaps show them).
+nearmiss-hand), the texts of its items, the words of each candidate that differ from the anchor
+(difflib over words, for highlighting) and, per ranked submission, each item's scores and which of
+its comparisons it got right, read from the per-item scores files. Suites whose data is not in the
+repository (sugarcrepe-pp) are left out with a one-line note, so the page is the same whether or
+not $CBENCH_DATA_DIR is set; so are superseded suites (``superseded_by``: nearmiss-v1), whose texts
+would only weigh the page down. Controls are not in the browser (the heatmaps show them).
 
 Compact: each distinct score of an item (a "slot": s(left text, right text)) is kept once, as
 ``round(score * scale)``; a comparison names its positive and negative slot; which comparisons an
@@ -14,7 +17,11 @@ item got right is one bit mask. A submission scored on other data than the file 
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import re
+from difflib import SequenceMatcher
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,6 +35,42 @@ from harness.suites.registry import shipped_suites
 SCALE = 10_000
 
 Slot = tuple[str, str]
+
+# What each text of an item is (harness/data/nearmiss.py: NearMissItem, Triplet), for the legend.
+FIELD_MEANINGS = {
+    "anchor": "the sentence both candidates are scored against",
+    "pos_close": "same meaning as the anchor, a minimal in-place change",
+    "pos_far": "same meaning, restructured",
+    "neg_close": "the category's minimal meaning-changing edit of the anchor",
+    "neg_far": "the same wrong meaning as neg_close, restructured like pos_far",
+    "positive": "a meaning-preserving rewrite of the anchor",
+    "negative": "the near-miss: a small edit that changes the meaning",
+}
+
+_WORD = re.compile(r"\S+")
+_EDGE = re.compile(r"^\W+|\W+$")
+
+
+def _utf16(text: str, i: int) -> int:
+    """Index ``i`` of ``text`` in UTF-16 code units (JavaScript string indices)."""
+    return len(text[:i].encode("utf-16-le")) // 2
+
+
+def changed_spans(anchor: str, text: str) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``text`` (UTF-16 indices) whose words differ from ``anchor``: difflib
+    over the words, compared without case and edge punctuation; replaced and inserted words count."""
+
+    def key(w: str) -> str:
+        return _EDGE.sub("", w.lower()) or w.lower()
+
+    a = [key(m.group()) for m in _WORD.finditer(anchor)]
+    words = list(_WORD.finditer(text))
+    b = [key(m.group()) for m in words]
+    out: list[tuple[int, int]] = []
+    for op, _i1, _i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op in ("replace", "insert") and j2 > j1:
+            out.append((_utf16(text, words[j1].start()), _utf16(text, words[j2 - 1].end())))
+    return out
 
 
 class SubmissionScores(BaseModel):
@@ -47,6 +90,9 @@ class BrowserSuite(BaseModel):
     comparisons: list[tuple[str, int, int]] = Field(description="(name, positive slot, negative slot); right when positive > negative")
     datasets: list[str]
     items: list[tuple[int, str, list[str]]] = Field(description="(dataset index, item id, texts in fields order)")
+    changed: list[list[list[tuple[int, int]]]] = Field(
+        default_factory=list, description="per item, per field: [start, end) ranges (UTF-16) of the words that differ from the anchor"
+    )
     submissions: dict[str, SubmissionScores]
 
 
@@ -100,8 +146,9 @@ def browser_suite(lb: Leaderboard, suite: str, data: dict[str, NearMissData], na
     used = {f for slot in slots for f in slot}
     fields = [f for f in type(records[0][1]).model_fields if f in used] if records else []
     items = [(datasets.index(ds), rec.id, [getattr(rec, f) for f in fields]) for ds, rec in records]
+    changed = [[[] if f == "anchor" or "anchor" not in fields else changed_spans(texts[fields.index("anchor")], t) for f, t in zip(fields, texts, strict=True)] for _d, _i, texts in items]
     subs = {name: _scores([ids.get(rec.id) for _ds, rec in records], comps, len(slots)) for (name, _by), ids in zip(scored, by_id, strict=True)}
-    return BrowserSuite(suite=suite, label=label, fields=fields, slots=slots, comparisons=comps, datasets=datasets, items=items, submissions=subs)
+    return BrowserSuite(suite=suite, label=label, fields=fields, slots=slots, comparisons=comps, datasets=datasets, items=items, changed=changed, submissions=subs)
 
 
 def _scores(items: list[ItemScores | None], comps: list[tuple[str, int, int]], n_slots: int) -> SubmissionScores:
@@ -134,6 +181,10 @@ def browser_data(lb: Leaderboard) -> BrowserData:
         have = [n for n in names if (n, suite) in lb.results]
         if not have:
             continue
+        facts = lb.facts.get(suite)
+        if facts is not None and facts.superseded_by:
+            notes.append(f"{lb.label(suite)}: not in the browser: superseded by {lb.label(facts.superseded_by)} (its column and heatmap stay; per-item scores: cbench compare)")
+            continue
         s = shipped.get(suite)
         data = s.shipped_data() if isinstance(s, NearMissSuite) else None
         if data is None:
@@ -145,7 +196,27 @@ def browser_data(lb: Leaderboard) -> BrowserData:
 
 
 def embed(data: BrowserData) -> str:
-    """The JSON for a ``<script type="application/json">`` block: compact, and no ``<``, ``>`` or
-    ``&`` (escaped as JSON unicode escapes), so no text can close the element."""
+    """The block's text: compact JSON, gzip-compressed (level 9, no timestamp: the same bytes on every
+    build), base64. Base64 has no ``<``, ``>`` or ``&``, so no text can close the element."""
     text = json.dumps(data.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+    return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
+
+
+def unembed(block: str) -> BrowserData:
+    """The data back from :func:`embed`'s text (tests, and anyone reading a page)."""
+    return BrowserData.model_validate(json.loads(gzip.decompress(base64.b64decode(block.strip()))))
+
+
+def comparison_legend(data: BrowserData) -> list[tuple[str, str]]:
+    """(code, meaning) of every comparison and text field the browser shows, in order of first use:
+    close_far = s(anchor, pos_close) vs s(anchor, neg_far), right when the first is higher."""
+    out: dict[str, str] = {}
+    for s in data.suites:
+        for name, _p, _n in s.comparisons:
+            (pl, pr), (nl, nr) = COMPARISON_TEXTS[name]
+            out.setdefault(name, f"s({pl}, {pr}) vs s({nl}, {nr}): right when the first score is higher")
+    for s in data.suites:
+        for f in s.fields:
+            if f in FIELD_MEANINGS:
+                out.setdefault(f, FIELD_MEANINGS[f])
+    return list(out.items())

@@ -1,32 +1,74 @@
 """tradeoff.svg: retrieval main score (x) against composition main score (y), Pareto front as a step line.
 
-Byte-deterministic: no pyplot state, a fixed ``svg.hashsalt`` (element ids), no date in the metadata,
-text kept as text (``svg.fonttype = none``), so regenerating from the same results gives the same file.
+Two layouts of the same plot: ``wide`` (tradeoff.svg, and the page on a wide screen: legend to the
+right) and ``narrow`` (the page on a phone, shown by a media query: taller, legend below, larger
+type for its width). Labels never overlap: each is placed by a greedy search over positions around
+its point (nearest first, a leader line when it sits away from the point), checked against every
+label placed before and every point, in display coordinates measured with the same font the page
+uses (DejaVu Sans). The Pareto front is always labelled, first; other points get a label where one
+fits near them (wide layout only); every point carries an SVG ``<title>`` (name, both scores and
+their 95% intervals), so hovering tells the rest.
+
+Byte-deterministic: no pyplot state, a fixed ``svg.hashsalt`` per layout (element ids), no date in
+the metadata, text kept as text (``svg.fonttype = none``), so regenerating from the same results
+gives the same file.
 """
 
 from __future__ import annotations
 
 import io
+import math
+import re
+import textwrap
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
 
 import matplotlib
 
 matplotlib.use("Agg")
 
 from matplotlib import rc_context  # noqa: E402
-from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from harness import __version__  # noqa: E402
-from harness.leaderboard.collect import Leaderboard  # noqa: E402
+from harness.leaderboard.collect import Leaderboard, Row  # noqa: E402
 from harness.scorers.base import Scorer  # noqa: E402
 from harness.scorers.registry import SCORERS  # noqa: E402
 
 # Each scorer kind declares its colour (Scorer.colour); the legend lists kinds in registration order.
 OTHER_COLOUR = Scorer.colour
-RC = {"svg.hashsalt": "cbench-leaderboard", "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": 9}
-# Label offsets (points) tried in turn; the first that does not land on an earlier label wins.
-OFFSETS = [(6, 4, "left"), (6, -10, "left"), (-6, 4, "right"), (-6, -10, "right"), (6, 14, "left"), (6, -20, "left")]
+FRONT_COLOUR = "#444444"
+BAND_COLOUR = "#9e9e9e"
+
+
+@dataclass(frozen=True)
+class Layout:
+    name: str
+    size: tuple[float, float]  # inches
+    font: float  # ticks, axis titles (points)
+    label: float  # point labels (points)
+    legend_below: bool
+    label_others: bool  # label points off the front where a label fits
+    salt: str
+    wrap: int  # characters per line of the axis notes
+
+
+WIDE = Layout("wide", (13.0, 6.2), 10.0, 9.5, False, True, "cbench-leaderboard", 160)
+NARROW = Layout("narrow", (4.3, 6.9), 9.0, 8.5, True, False, "cbench-leaderboard-narrow", 58)
+LAYOUTS = {"wide": WIDE, "narrow": NARROW}
+
+# Positions tried around a point: directions (8, then 16 for the front) x distances (points).
+DIRS8 = [(1, 0), (1, 1), (1, -1), (-1, 0), (-1, 1), (-1, -1), (0, 1), (0, -1)]
+DIRS16 = DIRS8 + [(2, 1), (2, -1), (-2, 1), (-2, -1), (1, 2), (1, -2), (-1, 2), (-1, -2)]
+NEAR = (5.0, 11.0, 18.0)  # off the front: close by or not at all
+FAR = (5.0, 11.0, 18.0, 28.0, 40.0, 55.0, 75.0, 100.0, 130.0)
+LEADER_FROM = 11.0  # a leader line from this distance on
+PAD = 2.5  # points of clearance around every label
+MARKER = 36  # scatter size (points^2)
 
 
 def kind_colour(kind: str) -> str:
@@ -38,89 +80,196 @@ def axis_title(role: str, label: str, suite: str | None, metric: str) -> str:
     return f"{role}: {label} {metric}" if suite else f"{role}: (no results)"
 
 
-def tradeoff_svg(lb: Leaderboard) -> str:
-    """The SVG document as text."""
-    with rc_context(RC):
-        fig = Figure(figsize=(8.0, 5.6))
-        FigureCanvasSVG(fig)
+def _interval(cell) -> str:
+    return f" (95% interval {cell.ci95[0]:.4f}–{cell.ci95[1]:.4f})" if cell.ci95 is not None else ""
+
+
+def point_title(lb: Leaderboard, r: Row) -> str:
+    """The hover text of one point."""
+    x, y = r.point  # type: ignore[misc]
+    layer = f"Pareto layer {r.layer}" + (" (front)" if r.pareto else "")
+    return (
+        f"{r.submission} · {r.kind} · rank {r.rank}, {layer}\n"
+        f"retrieval {lb.label(lb.retrieval_suite)} {lb.retrieval_metric} {x:.4f}{_interval(r.retrieval)}\n"
+        f"composition {lb.label(lb.composition_suite)} {lb.composition_metric} {y:.4f}{_interval(r.composition)}"
+    )
+
+
+def tradeoff_svg(lb: Leaderboard, layout: str = "wide") -> str:
+    """The SVG document as text, in the ``wide`` (tradeoff.svg) or ``narrow`` layout."""
+    lay = LAYOUTS[layout]
+    rc = {"svg.hashsalt": lay.salt, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": lay.font}
+    rows = [r for r in lb.rows if r.point is not None]
+    with rc_context(rc):
+        fig = Figure(figsize=lay.size, layout="constrained")
+        FigureCanvasAgg(fig)  # measures text; the SVG is written by savefig's own canvas
         ax = fig.add_subplot(1, 1, 1)
-        rows = [r for r in lb.rows if r.point is not None]
-        order = list(SCORERS)
-        kinds = sorted({r.kind for r in rows}, key=lambda k: (k not in SCORERS, order.index(k) if k in SCORERS else 0, k))
-        for kind in kinds:
-            pts = [r.point for r in rows if r.kind == kind]
-            ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=36, color=kind_colour(kind), label=kind, zorder=3, edgecolors="white", linewidths=0.6)
-        bars = [r for r in rows if r.retrieval.ci95 is not None or r.composition.ci95 is not None]
-        for r in bars:  # 95% intervals as error bars
-            x, y = r.point
-            xe = [[max(0.0, x - r.retrieval.ci95[0])], [max(0.0, r.retrieval.ci95[1] - x)]] if r.retrieval.ci95 else None
-            ye = [[max(0.0, y - r.composition.ci95[0])], [max(0.0, r.composition.ci95[1] - y)]] if r.composition.ci95 else None
-            ax.errorbar([x], [y], xerr=xe, yerr=ye, fmt="none", ecolor=kind_colour(r.kind), elinewidth=0.8, alpha=0.6, zorder=2)
-        front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
-        if front:
-            ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color="#444444", linewidth=1.2, linestyle="--", zorder=2)
-        band = lb.chance_band
-        if band is not None:  # the controls' composition scores: chance, drawn as a grey band
-            lo, hi = band
-            pad = 0.002 if hi - lo < 0.004 else 0.0
-            ax.axhspan(lo - pad, hi + pad, color="#9e9e9e", alpha=0.22, zorder=1, linewidth=0, label=f"controls {lo:.2f}–{hi:.2f} (chance)")
-        _labels(ax, rows)
+        handles, labels = _draw(lb, ax, rows)
         if not rows:
             ax.text(0.5, 0.5, "no submission has both scores yet", transform=ax.transAxes, ha="center", va="center", color="#666666")
             ax.set_xlim(0, 1)
             ax.set_ylim(0, 1)
-        else:
-            ax.margins(x=0.18, y=0.15)
-            if band is not None:  # keep the band in view
-                y0, y1 = ax.get_ylim()
-                ax.set_ylim(min(y0, band[0] - 0.02), max(y1, band[1] + 0.02))
         ax.set_xlabel(axis_title("Retrieval", lb.label(lb.retrieval_suite), lb.retrieval_suite, lb.retrieval_metric) + "  (higher is better)")
         ax.set_ylabel(axis_title("Composition", lb.label(lb.composition_suite), lb.composition_suite, lb.composition_metric) + "  (higher is better)")
+        ax.xaxis.set_major_locator(MaxNLocator(5 if lay.legend_below else 9))
+        ax.yaxis.set_major_locator(MaxNLocator(8))
         ax.grid(True, color="#e5e5e5", linewidth=0.6, zorder=0)
         ax.set_axisbelow(True)
-        handles, labels = ax.get_legend_handles_labels()
-        if front:
-            handles.append(Line2D([], [], color="#444444", linestyle="--", linewidth=1.2))
-            labels.append("Pareto front")
         if handles:
-            ax.legend(handles, labels, loc="best", fontsize=8, frameon=True, title="kind", title_fontsize=8)
+            where = "outside lower center" if lay.legend_below else "outside right upper"
+            fig.legend(handles, labels, loc=where, ncols=2 if lay.legend_below else 1, fontsize=lay.font - 1, frameon=False, title="kind · marks", title_fontsize=lay.font - 1)
         if lb.axis_notes:  # e.g. "NanoBEIR results: none; retrieval axis = classic-ir"
-            fig.text(0.01, 0.012, " | ".join(lb.axis_notes), fontsize=7.5, color="#8a4b00", ha="left", va="bottom")
-            fig.tight_layout(rect=(0, 0.035, 1, 1))
-        else:
-            fig.tight_layout()
+            note = "\n".join(textwrap.wrap(" | ".join(lb.axis_notes), lay.wrap))
+            fig.suptitle(note, x=0.01, ha="left", fontsize=lay.font - 1.5, color="#8a4b00")
+        fig.draw_without_rendering()  # constrained layout, once
+        fig.set_layout_engine("none")  # ... and frozen: labels go into the laid-out axes
+        if rows:
+            _labels(fig, ax, rows, lay)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": f"cbench {__version__}"})
-    return buf.getvalue()
+    svg = buf.getvalue()
+    for i, r in enumerate(rows):  # hover text: a <title> first in the point's group and in its label's
+        text = escape(point_title(lb, r))
+        for gid in (f"pt-{i}", f"label-{i}"):
+            svg = svg.replace(f'<g id="{gid}">', f'<g id="{gid}">\n   <title>{text}</title>', 1)
+    return svg
 
 
-def _labels(ax, rows) -> None:
-    if not rows:
-        return
-    xs = [r.point[0] for r in rows]
-    ys = [r.point[1] for r in rows]
-    span_x = (max(xs) - min(xs)) or 1.0
-    span_y = (max(ys) - min(ys)) or 1.0
-    placed: list[tuple[float, float]] = []  # label anchors in units of the data span
-    for r in sorted(rows, key=lambda r: (r.point, r.submission)):
-        x, y = r.point
-        choice = OFFSETS[0]
-        for dx, dy, ha in OFFSETS:
-            # ~ 1 point = 1/400 of the axes span: rough, enough to keep labels apart
-            ax_x, ax_y = x / span_x + dx / 400, y / span_y + dy / 300
-            if all(abs(ax_x - px) > 0.12 or abs(ax_y - py) > 0.035 for px, py in placed):
-                choice = (dx, dy, ha)
-                break
-        dx, dy, ha = choice
-        placed.append((x / span_x + dx / 400, y / span_y + dy / 300))
-        ax.annotate(r.submission, (x, y), xytext=(dx, dy), textcoords="offset points", ha=ha, fontsize=8, color="#222222", annotation_clip=False)
+def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
+    """Points, intervals, the front and the chance band; the legend's handles and labels."""
+    order = list(SCORERS)
+    kinds = sorted({r.kind for r in rows}, key=lambda k: (k not in SCORERS, order.index(k) if k in SCORERS else 0, k))
+    handles: list = []
+    labels: list[str] = []
+    for kind in kinds:
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=6.5, markerfacecolor=kind_colour(kind), markeredgecolor="white"))
+        labels.append(kind)
+    for i, r in enumerate(rows):
+        x, y = r.point  # type: ignore[misc]
+        ax.scatter([x], [y], s=MARKER, color=kind_colour(r.kind), zorder=4, edgecolors="white", linewidths=0.6, gid=f"pt-{i}")
+    bars = [r for r in rows if r.retrieval.ci95 is not None or r.composition.ci95 is not None]
+    for r in bars:  # 95% intervals as error bars
+        x, y = r.point  # type: ignore[misc]
+        xe = [[max(0.0, x - r.retrieval.ci95[0])], [max(0.0, r.retrieval.ci95[1] - x)]] if r.retrieval.ci95 else None
+        ye = [[max(0.0, y - r.composition.ci95[0])], [max(0.0, r.composition.ci95[1] - y)]] if r.composition.ci95 else None
+        ax.errorbar([x], [y], xerr=xe, yerr=ye, fmt="none", ecolor=kind_colour(r.kind), elinewidth=0.8, alpha=0.6, zorder=2)
+    if bars:
+        handles.append(Line2D([], [], color="#777777", linewidth=0.9, marker="|", markersize=7))
+        labels.append("error bars: 95% interval")
+    front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
+    if front:
+        ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color=FRONT_COLOUR, linewidth=1.2, linestyle="--", zorder=3)
+        handles.append(Line2D([], [], color=FRONT_COLOUR, linestyle="--", linewidth=1.2))
+        labels.append("Pareto front (labelled)")
+    band = lb.chance_band
+    if band is not None:  # the controls' composition scores: chance, drawn as a grey band
+        lo, hi = band
+        pad = 0.002 if hi - lo < 0.004 else 0.0
+        ax.axhspan(lo - pad, hi + pad, color=BAND_COLOUR, alpha=0.22, zorder=1, linewidth=0)
+        handles.append(Patch(color=BAND_COLOUR, alpha=0.22, linewidth=0))
+        labels.append(f"controls {lo:.2f}–{hi:.2f} (chance)")
+    facts = lb.facts.get(lb.composition_suite)
+    chance = facts.chance if facts is not None else None
+    if chance is not None and rows:
+        ax.axhline(chance, color="#777777", linewidth=0.8, linestyle=":", zorder=1)
+        handles.append(Line2D([], [], color="#777777", linewidth=0.8, linestyle=":"))
+        labels.append(f"random ranking {chance:.2f}")
+    if rows:
+        ax.margins(x=0.08, y=0.1)
+        y0, y1 = ax.get_ylim()
+        keep = [v for v in (*(band or ()), chance) if v is not None]
+        if keep:  # keep the band and the chance line in view
+            ax.set_ylim(min(y0, min(keep) - 0.02), max(y1, max(keep) + 0.02))
+    return handles, labels
 
 
-def inline_svg(svg: str) -> str:
-    """The <svg> element alone, for pasting into HTML (no XML declaration, DOCTYPE or RDF metadata)."""
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (display pixels)
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _candidates(dirs, dists):
+    """(dx, dy) offsets in points, nearest first, then in direction order."""
+    out = []
+    for d in dists:
+        for ux, uy in dirs:
+            n = math.hypot(ux, uy)
+            out.append((d * ux / n, d * uy / n, ux, uy))
+    return out
+
+
+def _labels(fig, ax, rows: list[Row], lay: Layout) -> dict[int, Box]:
+    """Place a label per front point (always) and per other point (where one fits, wide layout)."""
+    renderer = fig.canvas.get_renderer()
+    px = fig.dpi / 72.0  # display pixels per point
+    frame = ax.get_window_extent(renderer)
+    inside: Box = (frame.x0 + 2, frame.y0 + 2, frame.x1 - 2, frame.y1 - 2)
+    to_px = ax.transData.transform
+    centres = [tuple(to_px(r.point)) for r in rows]
+    radius = math.sqrt(MARKER) / 2 * px + PAD * px
+    taken: list[Box] = [(cx - radius, cy - radius, cx + radius, cy + radius) for cx, cy in centres]
+    for side in (ax.get_legend(),):  # an inner legend, if any, is an obstacle too
+        if side is not None:
+            e = side.get_window_extent(renderer)
+            taken.append((e.x0, e.y0, e.x1, e.y1))
+    probe = ax.text(0, 0, "", fontsize=lay.label)
+    placed: dict[int, Box] = {}
+    order = sorted(range(len(rows)), key=lambda i: (not rows[i].pareto, rows[i].rank, rows[i].submission))
+    for i in order:
+        r = rows[i]
+        if not r.pareto and not lay.label_others:
+            continue
+        probe.set_text(r.submission)
+        probe.set_fontweight("bold" if r.pareto else "normal")
+        ext = probe.get_window_extent(renderer)
+        w, h = ext.width + 2 * PAD * px, ext.height + 2 * PAD * px
+        cx, cy = centres[i]
+        cands = _candidates(DIRS16, FAR) if r.pareto else _candidates(DIRS8, NEAR)
+        for dx, dy, ux, uy in cands:
+            ax_, ay_ = cx + dx * px, cy + dy * px
+            x0 = ax_ if ux > 0 else ax_ - w if ux < 0 else ax_ - w / 2
+            y0 = ay_ if uy > 0 else ay_ - h if uy < 0 else ay_ - h / 2
+            box = (x0, y0, x0 + w, y0 + h)
+            if not (inside[0] <= box[0] and box[2] <= inside[2] and inside[1] <= box[1] and box[3] <= inside[3]):
+                continue
+            if any(_overlaps(box, t) for t in taken):
+                continue
+            ha = "left" if ux > 0 else "right" if ux < 0 else "center"
+            va = "bottom" if uy > 0 else "top" if uy < 0 else "center"
+            # the text sits PAD inside the box, on the side away from the point
+            tx = dx + (PAD if ux > 0 else -PAD if ux < 0 else 0)
+            ty = dy + (PAD if uy > 0 else -PAD if uy < 0 else 0)
+            far = math.hypot(dx, dy) >= LEADER_FROM
+            arrow = {"arrowstyle": "-", "color": kind_colour(r.kind), "linewidth": 0.9, "shrinkA": 0.5, "shrinkB": 3.0} if far else None
+            ax.annotate(
+                r.submission, r.point, xytext=(tx, ty), textcoords="offset points", ha=ha, va=va, fontsize=lay.label,
+                color="#111111" if r.pareto else "#555555", fontweight="bold" if r.pareto else "normal",
+                bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
+                arrowprops=arrow, annotation_clip=False, zorder=5, gid=f"label-{i}",
+            )  # fmt: skip
+            taken.append(box)
+            placed[i] = box
+            break
+    probe.remove()
+    return placed
+
+
+_ID = re.compile(r'\bid="([^"]+)"')
+_REF = re.compile(r'(url\(#|href="#)([^)"]+)')
+
+
+def inline_svg(svg: str, prefix: str = "") -> str:
+    """The <svg> element alone, for pasting into HTML (no XML declaration, DOCTYPE or RDF metadata).
+    ``prefix``: put before every element id and every reference to one, so two plots on one page
+    never share an id."""
     start = svg.find("<svg")
     body = svg[start:] if start >= 0 else svg
     m0, m1 = body.find("<metadata>"), body.find("</metadata>")
     if m0 >= 0 and m1 > m0:
         body = body[:m0] + body[m1 + len("</metadata>") :]
+    if prefix:
+        body = _ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', body)
+        body = _REF.sub(lambda m: f"{m.group(1)}{prefix}{m.group(2)}", body)
     return body.strip()

@@ -18,12 +18,14 @@ from harness.leaderboard.collect import (
     Leaderboard,
     Row,
 )
-from harness.leaderboard.explorer import browser_data, embed
+from harness.leaderboard.chance import BELOW, INSIDE, Band, band_lines, bands
+from harness.leaderboard.explorer import browser_data, comparison_legend, embed
+from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
 from harness.leaderboard.reranks import TOP, reranks
+from harness.leaderboard.summary import bases_line, which_model
 
-MISSING = "—"
 FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
 
 
@@ -53,19 +55,6 @@ class Notes:
         if text not in self.texts:
             self.texts.append(text)
         return self.texts.index(text) + 1
-
-
-def fmt_score(x: float | None) -> str:
-    return MISSING if x is None else f"{x:.4f}"
-
-
-def fmt_params(n: int | None) -> str:
-    if n is None:
-        return MISSING
-    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if n >= div:
-            return f"{n / div:.1f}{unit}"
-    return str(n)
 
 
 def _score(cell: Cell) -> Out:
@@ -155,26 +144,89 @@ def main_cells(row: Row) -> list[Out]:
     return cells
 
 
-# Controls are not ranked and have no retrieval: their table keeps the near-miss columns only.
-def _control_keep(lb: Leaderboard) -> list[int]:
-    cols = main_columns(lb)
-    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key}  # cols[4]: the retrieval axis
-    return [i for i, c in enumerate(cols) if c.key not in skip]
+# -- views: which of the main columns each table shows ---------------------------------------
+#
+# The main columns (CSV order) split in two on the page: the compact leaderboard (rank, name, kind,
+# parameters, both axes with their intervals, the ≈ marks, the layer, the reproduce command, and
+# any column added later) and the composition detail (near-miss categories, false accepts, the
+# second composition column, every extra suite). Views select by key, so main_columns stays the
+# one list of columns.
 
 
-def control_columns(lb: Leaderboard) -> list[Column]:
-    cols = main_columns(lb)
-    return [cols[i] for i in _control_keep(lb)]
+def _detail_keys(lb: Leaderboard) -> list[str]:
+    comp, metric = lb.composition_suite, lb.composition_metric
+    return [
+        *(f"{comp}/{c}:{metric}" for c in lb.categories),
+        f"{comp}:{FALSE_ACCEPT}",
+        f"{lb.second_suite}:{lb.second_metric}",
+        *(f"{s}:{m}" for s, m in lb.extra_suites.items()),
+    ]
 
 
-def control_cells_of(lb: Leaderboard):
-    keep = _control_keep(lb)
+def compact_keep(lb: Leaderboard) -> list[int]:
+    """The compact leaderboard: every main column but the composition detail and "Pareto ✓"
+    (layer 1 is the front; its rows are highlighted)."""
+    detail = set(_detail_keys(lb))
+    return [i for i, c in enumerate(main_columns(lb)) if c.key not in detail and c.key != "pareto"]
 
+
+def composition_keep(lb: Leaderboard) -> list[int]:
+    """The composition detail: rank, submission, then the detail columns."""
+    keys = ["rank", "submission", *_detail_keys(lb)]
+    at = {c.key: i for i, c in enumerate(main_columns(lb))}
+    return [at[k] for k in keys if k in at]
+
+
+def _pick(keep: list[int]):
     def cells(row: Row) -> list[Out]:
         all_cells = main_cells(row)
         return [all_cells[i] for i in keep]
 
     return cells
+
+
+def view_columns(lb: Leaderboard, keep: list[int]) -> list[Column]:
+    cols = main_columns(lb)
+    return [cols[i] for i in keep]
+
+
+# Controls are not ranked and have no retrieval: their table keeps the suite-level near-miss
+# columns (their categories are in the composition detail, below the ranked rows).
+def _control_keep(lb: Leaderboard) -> list[int]:
+    cols = main_columns(lb)
+    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key}  # cols[4]: the retrieval axis
+    cats = {f"{lb.composition_suite}/{c}:{lb.composition_metric}" for c in lb.categories}
+    return [i for i, c in enumerate(cols) if c.key not in skip and c.key not in cats]
+
+
+def control_columns(lb: Leaderboard) -> list[Column]:
+    return view_columns(lb, _control_keep(lb))
+
+
+def control_cells_of(lb: Leaderboard):
+    return _pick(_control_keep(lb))
+
+
+def column_bands(lb: Leaderboard) -> dict[str, Band]:
+    """Column key -> its chance band, for every composition-type column (chance.py)."""
+    b = bands(lb)
+    comp, metric = lb.composition_suite, lb.composition_metric
+    out: dict[str, Band] = {}
+    if b.composition is not None:
+        out[f"{comp}:{metric}"] = b.composition
+    out.update({f"{comp}/{c}:{metric}": band for c, band in b.categories.items()})
+    if b.second is not None:
+        out[f"{lb.second_suite}:{lb.second_metric}"] = b.second
+    out.update({f"{s}:{m}": b.extras[s] for s, m in lb.extra_suites.items() if s in b.extras})
+    return {k: v for k, v in out.items() if v.reference is not None}
+
+
+def _first_sort(col: Column) -> str:
+    """The direction of a header's first click: best first (scores high to low; rank, layer,
+    parameters and lower-is-better columns low to high; text A to Z)."""
+    if not col.numeric or col.key in {"rank", "layer", "parameters"} or col.key.endswith(FALSE_ACCEPT):
+        return "asc"
+    return "desc"
 
 
 def band_line(lb: Leaderboard) -> str | None:
@@ -223,11 +275,24 @@ def _md_cell(out: Out, col: Column, notes: Notes) -> str:
     return text
 
 
-def _md_table(cols: list[Column], rows: list[list[Out]], notes: Notes) -> list[str]:
+def _greyed(out: Out, col: Column, grey: dict[str, Band] | None) -> str | None:
+    """INSIDE / BELOW when a score lies at or below its column's chance band, else None."""
+    if not grey or col.key not in grey or not isinstance(out.sort, float):
+        return None
+    where = grey[col.key].place(out.sort)
+    return where if where in (INSIDE, BELOW) else None
+
+
+def _md_table(cols: list[Column], rows: list[list[Out]], notes: Notes, grey: dict[str, Band] | None = None) -> list[str]:
+    """``grey``: column key -> band; scores at or below their band are set in italics."""
     lines = ["| " + " | ".join(_md_escape(c.header) for c in cols) + " |"]
     lines.append("|" + "|".join("---:" if c.numeric else "---" for c in cols) + "|")
     for cells in rows:
-        lines.append("| " + " | ".join(_md_cell(o, c, notes) for o, c in zip(cells, cols, strict=True)) + " |")
+        texts = []
+        for o, c in zip(cells, cols, strict=True):
+            text = _md_cell(o, c, notes)
+            texts.append(f"*{text}*" if _greyed(o, c, grey) else text)
+        lines.append("| " + " | ".join(texts) + " |")
     return lines
 
 
@@ -243,25 +308,84 @@ def header_lines(lb: Leaderboard) -> list[str]:
     return [lb.meta_line, *lb.axis_notes, axes_line(lb), lb.rule, *([marks] if marks else []), *([band] if band else [])]
 
 
+PLUS_MINUS = (
+    "± = half the width of the score's 95% bootstrap interval (resampling the suite's queries or items; "
+    "the CSV has both ends, retrieval_ci95_low / _high and composition_ci95_low / _high)."
+)
+GREY_MD = "*Italic* score: at or below its column's chance band (the range of that suite's controls, widened to its declared chance level; see Chance per column)."
+GREY_HTML = "Grey score: at or below its column's chance band (the range of that suite's controls, widened to its declared chance level); grey italic: below it."
+
+
+def _band_rows(lb: Leaderboard) -> list[tuple[str, Band]]:
+    """(column, band) of every banded column in page order: the axis, its categories, the second column, the extras."""
+    b = bands(lb)
+    rows = [(f"{lb.label(lb.composition_suite)} (composition axis)", b.composition)]
+    rows += [(band.label, band) for band in b.categories.values()]
+    rows += [(lb.label(lb.second_suite), b.second), *((band.label, band) for band in b.extras.values())]
+    return [(name, band) for name, band in rows if band is not None and band.reference is not None]
+
+
+def _chance_table(lb: Leaderboard) -> list[str]:
+    lines = ["| column | chance level | controls: range (n) | greyed at or below | best control | ranked models below it |", "|---|---:|---|---:|---|---:|"]
+    for name, band in _band_rows(lb):
+        chance = MISSING if band.chance is None else f"{band.chance:.4f}"
+        if band.controls is None:
+            ctl, best, below = "none", MISSING, MISSING
+        else:
+            lo, hi = band.controls
+            ctl = f"{lo:.4f} ({band.n_controls})" if lo == hi else f"{lo:.4f}–{hi:.4f} ({band.n_controls})"
+            best = _md_escape(f"{band.best_control} ({hi:.4f})")
+            below = f"{band.beaten} of {len(band.ranked)}"
+        lines.append(f"| {_md_escape(name)} | {chance} | {ctl} | {band.top:.4f} | {best} | {below} |")
+    return lines
+
+
 def render_markdown(lb: Leaderboard) -> str:
     notes = Notes()
+    grey = column_bands(lb)
     out = ["# cbench leaderboard", ""]
-    for line in header_lines(lb):
+    for line in [lb.meta_line, *lb.axis_notes, axes_line(lb)]:
         out += [line, ""]
+    picks = which_model(lb)
+    if picks:
+        out += ["## Which model for what", ""]
+        out += [f"- **{_md_escape(p.title)}**: {_md_escape(' '.join([p.text, *p.caveats]))}" for p in picks]
+        out += ["", _md_escape(bases_line(lb)), ""]
+    if _band_rows(lb):
+        out += ["## Chance per column", ""]
+        out += [f"- {_md_escape(line)}" for line in band_lines(lb)] + ([""] if band_lines(lb) else [])
+        out += _chance_table(lb) + [""]
     out += ["![retrieval versus composition](tradeoff.svg)", ""]
+    out += ["## Leaderboard", ""]
+    marks, band = lb.marks.line, band_line(lb)
+    for line in [lb.rule, *([marks] if marks else []), *([band] if band else []), PLUS_MINUS, *([GREY_MD] if grey else [])]:
+        out += [line, ""]
     if not lb.rows:
         out += ["No results yet.", ""]
     else:
-        out += _md_table(main_columns(lb), [main_cells(r) for r in lb.rows], notes) + [""]
+        keep = [i for i in compact_keep(lb) if main_columns(lb)[i].key != "reproduce"]  # commands: their own list below
+        out += _md_table(view_columns(lb, keep), [_pick(keep)(r) for r in lb.rows], notes, grey) + [""]
+        out += ["## Composition per category and extra suites", ""]
+        keep = composition_keep(lb)
+        cols = view_columns(lb, keep)
+        out += _md_table(cols, [_pick(keep)(r) for r in lb.rows], notes, grey)[:]
+        ctl_rows = [_pick(keep)(r) for r in lb.controls]
+        if ctl_rows:  # controls below the ranked rows, unranked and not greyed
+            out += _md_table(cols, [[Out("control", ""), *cells[1:]] for cells in ctl_rows], notes)[2:]
+        out += [""]
     if lb.controls:
         out += ["## Controls (not ranked; they span the chance band)", ""]
-        out += _md_table(control_columns(lb), [control_cells_of(lb)(r) for r in lb.controls], notes) + [""]
+        keep = [i for i in _control_keep(lb) if main_columns(lb)[i].key != "reproduce"]
+        out += _md_table(view_columns(lb, keep), [_pick(keep)(r) for r in lb.controls], notes) + [""]
     if lb.rows:
         out += ["## Retrieval per dataset", ""]
         if lb.retrieval_datasets:
             out += _md_table(detail_columns(lb), [detail_cells(r) for r in lb.rows], notes) + [""]
         else:
             out += ["No retrieval results.", ""]
+    if lb.rows or lb.controls:
+        out += ["## Reproduce", ""]
+        out += [f"- {_md_escape(r.submission)}: {_md_code(r.reproduce)}" for r in [*lb.rows, *lb.controls]] + [""]
     if notes.texts:
         out += ["## Notes", ""]
         out += [f"[{i}] {_md_escape(t)}  " for i, t in enumerate(notes.texts, start=1)]
@@ -298,23 +422,39 @@ def render_csv(lb: Leaderboard) -> str:
 # -- html ------------------------------------------------------------------------------------
 
 
-def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes) -> list[dict]:
+def _html_cols(cols: list[Column], grey: dict[str, Band] | None = None) -> list[dict]:
+    """Header cells: sort type, first-click direction, the sticky name column, the column's band."""
+    out = []
+    for c in cols:
+        band = (grey or {}).get(c.key)
+        out.append({"key": c.key, "header": c.header, "title": c.title, "numeric": c.numeric, "first": _first_sort(c), "sticky": c.key == "submission", "band": band, "sortable": c.key != "reproduce"})
+    return out
+
+
+def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes, grey: dict[str, Band] | None = None, control: bool = False) -> list[dict]:
+    """Body rows; ``grey``: column key -> band, for greying scores at or below it (ranked rows only)."""
     out = []
     for row in rows:
         cells = []
         for o, c in zip(cells_of(row), cols, strict=True):
+            if control and c.key == "rank":  # controls are not ranked
+                o = Out("control", "", None)
             note_no = notes.number(o.note) if o.note and c.key != "layer" else None
             sort = "" if o.sort is None else (f"{o.sort:.9f}" if isinstance(o.sort, float) else str(o.sort))
-            cells.append({"text": o.text, "sort": sort, "note": o.note, "note_no": note_no, "numeric": c.numeric, "key": c.key, "missing": o.text == MISSING})
-        out.append({"kind": row.kind, "pareto": row.pareto, "cells": cells, "colour": kind_colour(row.kind), "description": row.description})
+            where = None if control else _greyed(o, c, grey)
+            band = (grey or {}).get(c.key)
+            title = o.note or (f"{where} the chance band: {band.text()}" if where and band is not None else None)
+            cells.append(
+                {"text": o.text, "sort": sort, "note": title, "note_no": note_no, "numeric": c.numeric, "key": c.key, "missing": o.text == MISSING, "chance": where, "sticky": c.key == "submission"}
+            )
+        out.append({"name": row.submission, "kind": row.kind, "pareto": row.pareto, "control": control, "cells": cells, "colour": kind_colour(row.kind), "description": row.description, "reproduce": row.reproduce})
     return out
 
 
-def render_html(lb: Leaderboard, svg: str) -> str:
+def _env():
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-    from markupsafe import Markup
 
-    env = Environment(
+    return Environment(
         loader=PackageLoader("harness.leaderboard", "templates"),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True, default=True),
         undefined=StrictUndefined,
@@ -322,33 +462,54 @@ def render_html(lb: Leaderboard, svg: str) -> str:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
+
+
+def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str:
+    """index.html; ``svg``: the wide plot (tradeoff.svg), ``narrow_svg``: the phone layout (made here when None)."""
+    from markupsafe import Markup
+
     notes = Notes()
-    main_cols, detail_cols = main_columns(lb), detail_columns(lb)
-    main_rows = _html_rows(main_cols, lb.rows, main_cells, notes)
+    grey = column_bands(lb)
+    compact, comp = compact_keep(lb), composition_keep(lb)
+    main_cols, comp_cols, detail_cols = view_columns(lb, compact), view_columns(lb, comp), detail_columns(lb)
+    main_rows = _html_rows(main_cols, lb.rows, _pick(compact), notes, grey)
+    comp_rows = _html_rows(comp_cols, lb.rows, _pick(comp), notes, grey)
+    comp_controls = _html_rows(comp_cols, lb.controls, _pick(comp), notes, grey, control=True)
     detail_rows = _html_rows(detail_cols, lb.rows, detail_cells, notes) if lb.retrieval_datasets else []
     control_cols = control_columns(lb)
-    control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes)
+    control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes, control=True)
     kinds = sorted({r.kind for r in [*lb.rows, *lb.controls]})
     browser = browser_data(lb)
-    return env.get_template("index.html.j2").render(
+    narrow = narrow_svg if narrow_svg is not None else tradeoff_svg(lb, "narrow")
+    return _env().get_template("index.html.j2").render(
         heatmaps=heatmaps(lb),
         reranks=reranks(lb),
         top=TOP,
         browser=browser,
-        browser_json=Markup(embed(browser)),  # noqa: S704 - JSON with <, > and & escaped (explorer.embed)
+        browser_data=Markup(embed(browser)),  # noqa: S704 - base64 (explorer.embed): no <, > or &
+        legend=comparison_legend(browser),
         lb=lb,
+        picks=which_model(lb),
+        bases=bases_line(lb),
+        chance_lines=band_lines(lb),
         marks=lb.marks.line,
         axes=axes_line(lb),
         band=band_line(lb),
-        control_cols=control_cols,
+        plus_minus=PLUS_MINUS,
+        grey_legend=GREY_HTML if grey else None,
+        control_cols=_html_cols(control_cols),
         control_rows=control_rows,
-        main_cols=main_cols,
+        main_cols=_html_cols(main_cols, grey),
         main_rows=main_rows,
-        detail_cols=detail_cols,
+        comp_cols=_html_cols(comp_cols, grey),
+        comp_rows=comp_rows,
+        comp_controls=comp_controls,
+        detail_cols=_html_cols(detail_cols),
         detail_rows=detail_rows,
         kinds=kinds,
         notes=notes.texts,
-        svg=inline_svg(svg),
+        svg=inline_svg(svg, "wide-"),
+        svg_narrow=inline_svg(narrow, "narrow-"),
         missing=MISSING,
     )
 
@@ -361,7 +522,7 @@ def write_all(lb: Leaderboard, out_dir: Path) -> list[Path]:
     payloads = {
         "leaderboard.md": render_markdown(lb),
         "leaderboard.csv": render_csv(lb),
-        "index.html": render_html(lb, svg),
+        "index.html": render_html(lb, svg, tradeoff_svg(lb, "narrow")),
         "tradeoff.svg": svg,
     }
     paths = []

@@ -37,6 +37,11 @@ class LeaderboardFacts(BaseModel):
         description="the main score of a scorer that ranks at random (e.g. 0.5 for an accuracy over two-way comparisons, "
         "0.25 for NevIR's paired accuracy, 0.5 for AUROC); null: none stated (retrieval suites)",
     )
+    superseded_by: str | None = Field(
+        default=None,
+        description="the suite that replaces this one (kept to show a finding): the page still shows its column and heatmap, "
+        "but leaves its texts out of the failure browser",
+    )
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,7 @@ class SuiteFacts:
     category_order: tuple[str, ...]
     main_metric: str
     chance: float | None = None  # the main score at random ranking (LeaderboardFacts.chance)
+    superseded_by: str | None = None  # LeaderboardFacts.superseded_by
 
 
 class SuiteConfig(BaseModel):
@@ -152,7 +158,7 @@ class Suite(ABC):
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""
         f = self.config.leaderboard or self.leaderboard
         role = f.role or ("retrieval" if self.task == "retrieval" else "composition")
-        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance)
+        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance, f.superseded_by)
 
     def candidates(self, ref: str) -> list[Path]:
         """Where a data path named in the suite may be: as given when absolute, else relative to

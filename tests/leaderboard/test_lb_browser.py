@@ -58,6 +58,9 @@ def test_failure_browser_in_chromium(browser, env, tmp_path, monkeypatch):
     write_board(tmp_path, monkeypatch, results)
     page = write_all(build(results, Registry([subs]).all()), tmp_path / "board")[2]
     browser.get(page.as_uri())
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "failures").get_attribute("data-ready") == "true")  # data unpacked
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
 

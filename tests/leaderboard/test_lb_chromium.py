@@ -46,7 +46,7 @@ def test_screenshot(env, tmp_path):
 
 
 def test_sorting_and_kind_filter_scripts(env, tmp_path):
-    """Click a header twice and pick a kind (script appended to a copy of the page), read back the DOM."""
+    """Click a header once and pick a kind (script appended to a copy of the page), read back the DOM."""
     chromium = shutil.which("chromium")
     if chromium is None:
         pytest.skip("chromium not installed (Debian: apt-get install -y chromium); sorting test not run")
@@ -55,10 +55,10 @@ def test_sorting_and_kind_filter_scripts(env, tmp_path):
         save(results, retrieval_results(name, "nanobeir", {"NQ": ret}))
         save(results, nearmiss_results(name, "nearmiss", 0.5))
     save(results, retrieval_results("bm25", "nanobeir", {"NQ": 0.4}, kind="lexical"))  # no composition: sorts last
-    html = write_all(build(results, Registry([subs]).all()), tmp_path / "board")[2]
+    html = write_all(build(results, Registry([subs]).all(), retrieval="nanobeir"), tmp_path / "board")[2]
     clicks = """<script>
-      var th = document.querySelectorAll("#leaderboard thead th")[4];  /* retrieval */
-      th.click(); th.click();  /* descending */
+      var th = document.querySelector('#leaderboard thead th[data-key="nanobeir:ndcg@10"]');  /* retrieval */
+      th.click();  /* best first: descending */
       var f = document.getElementById("kind-filter"); f.value = "lexical"; f.dispatchEvent(new Event("change"));
     </script></body>"""
     page = tmp_path / "board" / "clicked.html"
@@ -67,8 +67,9 @@ def test_sorting_and_kind_filter_scripts(env, tmp_path):
            f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()]  # fmt: skip
     dom = subprocess.run(cmd, capture_output=True, text=True, timeout=90).stdout
     main = dom[dom.index('id="leaderboard"') : dom.index('id="retrieval-datasets"')]
-    # each row: <tr data-kind=".." [class=".."] [hidden=""]> <td>rank</td> <td ...><span title=..>name</span>
-    rows = re.findall(r'<tr data-kind="\w+"([^>]*)>\s*<td[^>]*>\d+</td>\s*<td[^>]*>(?:<span[^>]*>)?(\w+)', main)
-    assert [name for _attrs, name in rows] == ["beta", "gamma", "alpha", "bm25"], main[:3000]
-    hidden = {name: "hidden" in attrs for attrs, name in rows}
+    main = main[: main.index("</table>")]
+    assert re.search(r'<th scope="col" data-key="nanobeir:ndcg@10"[^>]* aria-sort="descending"', main), main[:3000]
+    rows = re.findall(r'<tr data-kind="\w+" data-name="(\w+)"([^>]*)>', main)
+    assert [name for name, _attrs in rows] == ["beta", "gamma", "alpha", "bm25"], main[:3000]
+    hidden = {name: "hidden" in attrs for name, attrs in rows}
     assert hidden == {"beta": True, "gamma": True, "alpha": True, "bm25": False}

@@ -11,8 +11,9 @@ from explorer_fixture import ITEMS, TRIPLETS, revisions, scores, with_revisions,
 from lb_helpers import five_text_items, nearmiss_results, save, save_scored
 
 from harness.leaderboard.collect import build
-from harness.leaderboard.explorer import SCALE, BrowserData, browser_data
-from harness.leaderboard.heatmap import RAMP, colour, heatmaps
+from harness.leaderboard.explorer import SCALE, BrowserData, browser_data, changed_spans, comparison_legend, unembed
+from harness.leaderboard.chance import Band
+from harness.leaderboard.heatmap import ABOVE_RAMP, BELOW_RAMP, NEUTRAL, RAMP, centred_colour, colour, heatmaps
 from harness.leaderboard.render import write_all
 from harness.leaderboard.reranks import reranks
 from harness.submissions import Registry
@@ -85,12 +86,29 @@ def test_heatmaps(board):
     nm = maps["nearmiss"]
     assert nm.columns == ["role_swap", "negation"] and nm.metric == "triplet_accuracy"
     assert [(r.submission, r.control) for r in nm.rows] == [("gamma", False), ("alpha", False), ("beta", False), ("ctl", True)]
+    # centred on each column's band: the control scores 1 on role_swap and 0 on negation
+    assert nm.centred and nm.bands == ["controls 1.0000 (1)", "controls 0.0000 (1)"]
     ctl = nm.rows[3].cells
-    assert (ctl[1].text, ctl[1].colour, ctl[0].colour) == ("0.000", RAMP[0], RAMP[-1])  # lowest and highest score
-    assert nm.rows[1].cells[0].text == "0.667" and nm.rows[1].cells[0].colour == colour(2 / 3)[0]
-    assert [r.submission for r in maps["classic-ir"].rows] == ["gamma", "alpha", "beta"]
+    assert (ctl[0].colour, ctl[1].colour) == (NEUTRAL, NEUTRAL)  # the control is its own band
+    gamma, alpha = nm.rows[0].cells, nm.rows[1].cells
+    assert gamma[0].colour == NEUTRAL  # 1.0 on role_swap: no better than the control
+    assert alpha[0].text == "0.667" and alpha[0].colour == colour((1 - 2 / 3) / 0.5, BELOW_RAMP)[0]  # below the band: orange
+    assert gamma[1].colour == ABOVE_RAMP[-1]  # 1.0 on negation, where the control scores 0: darkest blue
+    assert "below the band: controls 1.0000 (1)" in alpha[0].title
+    cir = maps["classic-ir"]  # no controls, no chance level: sequential, lowest to highest
+    assert not cir.centred and [r.submission for r in cir.rows] == ["gamma", "alpha", "beta"]
     assert maps["toy-external"].rows[-1].cells[0].text == "0.500"  # a control without per-item scores is still a row
     assert colour(0.0) == (RAMP[0], False) and colour(1.0) == (RAMP[-1], True)
+
+
+def test_heatmap_colours_centre_on_chance():
+    at_chance = Band("x", 0.5, (0.45, 0.55), 3)
+    assert centred_colour(0.5, at_chance) == (NEUTRAL, False) and centred_colour(0.55, at_chance) == (NEUTRAL, False)
+    assert centred_colour(1.05, at_chance)[0] == ABOVE_RAMP[-1] and centred_colour(0.0, at_chance)[0] == colour(0.9, BELOW_RAMP)[0]
+    assert centred_colour(0.80, at_chance)[0] == colour(0.5, ABOVE_RAMP)[0]  # 0.25 above the band: halfway to the darkest
+    assert centred_colour(0.56, at_chance)[0] == colour(0.02, ABOVE_RAMP)[0]  # just above: pale
+    below_chance = Band("NevIR", 0.25, (0.0, 0.0), 2)  # query-blind controls score 0: the band reaches up to chance
+    assert below_chance.reference == (0.0, 0.25) and centred_colour(0.2, below_chance) == (NEUTRAL, False)
 
 
 def test_reranks(board):
@@ -114,13 +132,50 @@ def test_page_embeds_the_explorer(board, tmp_path):
     assert 'id="heatmap-nearmiss"' in html and 'id="heatmap-classic-ir"' in html
     assert re.search(r'<tr class="control first-control"><th scope="row">ctl <span class="tag">control</span>', html)
     assert '<select id="fb-sub">' in html and '<option value="gamma">gamma</option>' in html
+    assert '<div class="controls picker" id="fb-picker" hidden>' in html  # shown by the script, once the data is unpacked
+    assert "<noscript>" in html and "cbench compare" in html.split("<noscript>")[1]
     assert "External: not in the browser" in html
+    assert "<dt>close_far</dt><dd>s(anchor, pos_close) vs s(anchor, neg_far): right when the first score is higher</dd>" in html
+    assert "<dt>neg_far</dt><dd>the same wrong meaning as neg_close, restructured like pos_far</dd>" in html
     assert "gamma reranks alpha on classic-ir: 6 queries; better on 3, worse on 1, unchanged on 2" in html
-    block = re.search(r'<script type="application/json" id="explorer-data">(.*?)</script>', html, re.S).group(1)
-    assert "<" not in block and "&" not in block  # no text can close the element
-    data = BrowserData.model_validate(json.loads(block))
+    block = re.search(r'<script type="application/octet-stream" id="explorer-data" data-encoding="gzip\+base64">(.*?)</script>', html, re.S).group(1)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]+", block)  # base64: nothing can close the element
+    data = unembed(block)
     assert data == browser_data(board)
     assert data.suites[0].items[2][2][0] == "Mia <b>called</b> Tom & left."  # role-3's anchor, intact
+
+
+def test_changed_words():
+    anchor = "The door is open."
+    assert changed_spans(anchor, "The door is not open.") == [(12, 15)]  # "not"
+    assert changed_spans(anchor, "The door is wide open.") == [(12, 16)]
+    assert changed_spans(anchor, "the DOOR is open") == []  # case and edge punctuation aside
+    assert changed_spans(anchor, "Someone has opened the door.") == [(0, 18)]  # replaced words, then kept ones
+    assert changed_spans("A \U0001f600 cat sat.", "A \U0001f600 dog sat.") == [(5, 8)]  # UTF-16 indices, as JavaScript counts
+
+
+def test_browser_changed_spans_and_legend(board):
+    data = browser_data(board)
+    nm = data.suites[0]
+    i = [it[1] for it in nm.items].index("neg-1")
+    spans = dict(zip(nm.fields, nm.changed[i], strict=True))
+    assert spans["anchor"] == [] and spans["neg_close"] == [(12, 15)]  # "The door is not open."
+    codes = dict(comparison_legend(data))
+    assert codes["close_close"] == "s(anchor, pos_close) vs s(anchor, neg_close): right when the first score is higher"
+    assert codes["anchor_negative"].startswith("s(anchor, positive) vs s(anchor, negative)")
+    assert codes["pos_close"] == "same meaning as the anchor, a minimal in-place change"
+
+
+def test_superseded_suites_stay_out_of_the_browser(env, tmp_path, monkeypatch):
+    subs, results = env
+    write_board(tmp_path, monkeypatch, results)
+    yaml = tmp_path / "suites" / "toy-triplets.yaml"
+    yaml.write_text(yaml.read_text().replace("leaderboard: {label: Toy triplets, role: extra}", "leaderboard: {label: Toy triplets, role: extra, superseded_by: nearmiss}"))
+    lb = build(results, Registry([subs]).all())
+    data = browser_data(lb)
+    assert [s.suite for s in data.suites] == ["nearmiss"]
+    assert "Toy triplets: not in the browser: superseded by nearmiss (its column and heatmap stay; per-item scores: cbench compare)" in data.notes
+    assert "toy-triplets" in [h.suite for h in heatmaps(lb)]
 
 
 def test_page_does_not_depend_on_the_data_dir(board, env, tmp_path, monkeypatch):

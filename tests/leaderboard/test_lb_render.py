@@ -51,13 +51,24 @@ def test_markdown(board, tmp_path):
     assert "offline-ir results: none; retrieval axis = classic-ir" in md
     assert f"Generated from 8 results files by cbench {__version__}." in md
     assert RANKING_RULE in md
+    assert md.index("## Which model for what") < md.index("## Leaderboard") < md.index("## Composition per category and extra suites")
+    assert "± = half the width of the score's 95% bootstrap interval" in md
+    # the compact table: rank, name, kind, parameters, both axes, the ≈ marks, the layer
     header = next(line for line in md.splitlines() if line.startswith("| rank"))
-    for col in ("submission", "kind", "parameters", "retrieval: classic-ir ndcg@10", "composition: nearmiss triplet_accuracy", "negation", "temporal_order", "false_accept@95", "SugarCrepe++ tot_accuracy", "Pareto ✓", "reproduce"):
-        assert col in header
+    assert header == "| rank | submission | kind | parameters | retrieval: classic-ir ndcg@10 | composition: nearmiss triplet_accuracy | ≈ better-placed | layer |"
     rows = [line for line in md.splitlines() if re.match(r"\| \d+ \| ", line)]
     first = rows[0]
-    assert first.startswith("| 1 | alpha | encoder | 1.0k | 0.3333 | 0.8000 |") and "| ✓ |" in first
-    assert "`cbench run --model alpha --suite classic-ir --suite nearmiss --suite sugarcrepe-pp`" in first
+    assert first.startswith("| 1 | alpha | encoder | 1.0k | 0.3333 | 0.8000 |") and first.endswith("| 1 |")
+    # the composition detail: categories, false accepts, the second column
+    detail = md.split("## Composition per category and extra suites")[1].split("\n## ")[0]
+    dhead = next(line for line in detail.splitlines() if line.startswith("| rank"))
+    for col in ("negation", "temporal_order", "false_accept@95", "SugarCrepe++ tot_accuracy"):
+        assert col in dhead
+    assert "| 1 | alpha | " in detail and "| 4 | x&lt;b&gt;&amp;'\" [" in detail
+    assert "| *0.0700* |" in detail  # below nearmiss's chance level (0.5): in italics
+    # the commands in their own list
+    repro = md.split("## Reproduce")[1].split("\n## ")[0]
+    assert "- alpha: `cbench run --model alpha --suite classic-ir --suite nearmiss --suite sugarcrepe-pp`" in repro
     gamma = next(r for r in rows if "| gamma |" in r)
     m = re.search(r"\| — \[(\d+)\] \|", gamma)
     assert m, gamma
@@ -100,7 +111,10 @@ def test_html_is_self_contained(board, tmp_path):
         assert re.search(r"xmlns(:\w+)?=\"$", before), html[m.start() - 40 : m.start() + 40]
     assert "<svg" in html and "<style>" in html and "<script>" in html
     assert '<select id="kind-filter">' in html and '<option value="lexical">lexical</option>' in html
-    assert 'id="leaderboard"' in html and 'id="retrieval-datasets"' in html
+    assert 'id="leaderboard"' in html and 'id="composition"' in html and 'id="retrieval-datasets"' in html
+    assert '<details class="more" id="composition-detail">' in html  # the detail opens without JavaScript
+    assert html.count('<svg ') == 2 and 'class="plot-wide"' in html and 'class="plot-narrow"' in html
+    assert "@media (max-width: 720px)" in html
     assert 'title="data unavailable: cisi: folder beir/cisi not found"' in html
     assert 'title="not run"' in html
     assert "x&lt;b&gt;&amp;&#39;&#34;" in html and "x<b>" not in html  # escaped
@@ -150,12 +164,17 @@ def test_controls_are_listed_apart_and_drawn_as_the_chance_band(env, tmp_path):
     assert "Chance band: the 2 controls" in md and "score 0.4500–0.6200 on nearmiss" in md
     section = md.split("## Controls (not ranked; they span the chance band)")[1].split("## ")[0]
     assert re.search(r"\| ctl-high( \[\d+\])? \| control \| 0\.6200 \|", section) and "ctl-low" in section and "alpha" not in section
-    assert "`cbench run --model ctl-high --suite nearmiss`" in section  # no retrieval suite for a control
+    assert "- ctl-high: `cbench run --model ctl-high --suite nearmiss`" in md  # no retrieval suite for a control
     assert "| 1 | alpha |" in md and "| ctl-high |" not in md.split("## Controls")[0]
     rows = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
     assert rows["ctl-low"]["group"] == "control" and rows["ctl-low"]["rank"] == "" and rows["ctl-low"]["pareto"] == ""
     assert rows["alpha"]["group"] == "ranked" and rows["alpha"]["rank"] == "1"
     assert 'id="controls"' in html and 'id="chance-band"' in html
+    # the band per column: a table in the markdown, a header row in the page; scores inside it greyed
+    assert "| nearmiss (composition axis) | 0.5000 | 0.4500–0.6200 (2) | 0.6200 | ctl-high (0.6200) | 1 of 2 |" in md
+    assert re.search(r"\| 2 \| beta \| .*\| \*0\.6000\* \|", md)  # inside the band: italics
+    assert re.search(r'<tr data-kind="encoder" data-name="beta"[^>]*>(?:(?!</tr>).)*title="inside the chance band: controls 0\.4500–0\.6200 \(2\), chance 0\.5000" class="num noted chance-inside"', html, re.S)
+    assert re.search(r'<tr class="bandrow">(?:(?!</tr>).)*controls 0\.4500–0\.6200 \(2\), chance 0\.5000', html, re.S)
     assert "controls 0.45–0.62 (chance)" in "".join(ET.fromstring(svg).itertext())
 
 
