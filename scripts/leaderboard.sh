@@ -53,3 +53,5 @@ readme.write_text(re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->
 PY
 # The near-miss tables (controls; frozen vs end-to-end verifiers) between their README markers.
 "${PYTHON:-python3}" scripts/nearmiss_report.py --readme
+# The field table (offline-ir, NevIR and PAWS beside their published numbers) between its markers.
+"${PYTHON:-python3}" scripts/field_report.py --readme

@@ -1,0 +1,82 @@
+"""The README's "The field" table: offline-ir (with the two published MTEB sets), NevIR and PAWS,
+from the committed results (leaderboard/results), beside the published reference numbers.
+
+    python scripts/field_report.py            # print the markdown
+    python scripts/field_report.py --readme   # replace the block between the README's field markers
+    python scripts/field_report.py --results-dir DIR   # another results folder
+
+Run by scripts/leaderboard.sh after the runs, so every number in the table comes from a results
+file that `make leaderboard` rewrites. A dash is a suite (or dataset) the submission has no complete
+result for.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness import results_frame  # noqa: E402
+
+# (header, suite, dataset or "(mean)", metric); the dataset columns of offline-ir are the two sets
+# with a published MTEB number for all-MiniLM-L6-v2.
+COLUMNS = [
+    ("offline-ir nDCG@10 (mean of 5)", "offline-ir", "(mean)", "ndcg@10"),
+    ("SciFact", "offline-ir", "scifact", "ndcg@10"),
+    ("NFCorpus", "offline-ir", "nfcorpus", "ndcg@10"),
+    ("NevIR paired acc.", "nevir", "(mean)", "paired_accuracy"),
+    ("NevIR query acc.", "nevir", "(mean)", "query_accuracy"),
+    ("PAWS AUROC", "paws", "(mean)", "auroc"),
+    ("PAWS acc. (dev threshold)", "paws", "(mean)", "accuracy"),
+]
+PUBLISHED = [
+    "MTEB, all-MiniLM-L6-v2 (embeddings-benchmark/results): SciFact 0.64508, NFCorpus 0.31594",
+    "NevIR paper, Table 2: TF-IDF 0.020; bi-encoders 0.068–0.111; ColBERT 0.130–0.197; cross-encoders 0.224–0.506; random 0.25",
+    "PAWS: random AUROC 0.5; majority class on test 0.558",
+]
+ORDER = ["all-MiniLM-L6-v2", "all-mpnet-base-v2", "bm25", "tfidf", "minilm-static"]
+
+
+def cells(results: Path) -> dict[str, dict[str, float]]:
+    df = results_frame(results)
+    df = df[df.complete]
+    out: dict[str, dict[str, float]] = {}
+    for header, suite, dataset, metric in COLUMNS:
+        part = df[(df.suite == suite) & (df.dataset == dataset) & (df.metric == metric)]
+        for r in part.itertuples():
+            out.setdefault(r.submission, {})[header] = float(r.value)
+    return out
+
+
+def table(results: Path) -> str:
+    found = cells(results)
+    names = [n for n in ORDER if n in found] + sorted(n for n in found if n not in ORDER and not n.startswith("control-"))
+    names += sorted(n for n in found if n.startswith("control-"))
+    head = ["submission", *[h for h, *_ in COLUMNS]]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * len(COLUMNS)]
+    digits = {h: 5 if h in ("SciFact", "NFCorpus") else 4 for h, *_ in COLUMNS}  # the published MTEB numbers have 5
+    for n in names:
+        lines.append(f"| {n} | " + " | ".join(f"{found[n][h]:.{digits[h]}f}" if h in found[n] else "—" for h, *_ in COLUMNS) + " |")
+    return "\n".join(lines) + "\n\nPublished references: " + "; ".join(PUBLISHED) + ".\n"
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    results = Path(args[args.index("--results-dir") + 1]) if "--results-dir" in args else ROOT / "leaderboard" / "results"
+    text = table(results)
+    if "--readme" not in args:
+        print(text, end="")
+        return
+    readme = ROOT / "README.md"
+    old = readme.read_text()
+    if "<!-- field:start -->" not in old:
+        raise SystemExit("README.md has no <!-- field:start --> marker")
+    block = "<!-- field:start -->\n" + text + "<!-- field:end -->"
+    readme.write_text(re.sub(r"<!-- field:start -->.*?<!-- field:end -->", lambda _: block, old, flags=re.S))
+
+
+if __name__ == "__main__":
+    main()
