@@ -27,12 +27,15 @@ MODEL_SUITES=(--suite offline-ir --suite classic-ir --suite nearmiss --suite nea
 CONTROL_SUITES=(--suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nevir --suite paws --suite nearmiss-v1)
 # Wall time per submission (cold: nothing cached; a rerun reuses every finished dataset) goes to stderr.
 timed() { local t0=$SECONDS; "$CBENCH" run --model "$@"; echo "leaderboard.sh: $1 took $((SECONDS - t0)) s" >&2; }
-for sub in "${MODELS[@]}"; do
-  timed "$sub" "${MODEL_SUITES[@]}" "$@"
-done
-for file in submissions/controls/*.yaml; do
-  timed "$(basename "$file" .yaml)" "${CONTROL_SUITES[@]}" "$@"
-done
+# PAGE_ONLY=1: no runs, only the page and the README tables from the results as they are.
+if [[ -z ${PAGE_ONLY:-} ]]; then
+  for sub in "${MODELS[@]}"; do
+    timed "$sub" "${MODEL_SUITES[@]}" "$@"
+  done
+  for file in submissions/controls/*.yaml; do
+    timed "$(basename "$file" .yaml)" "${CONTROL_SUITES[@]}" "$@"
+  done
+fi
 "$CBENCH" leaderboard
 # Copy the ranked table into the README between its leaderboard markers.
 python3 - <<'PY'
