@@ -43,12 +43,14 @@ class QrelRecord(BaseModel):
 
 
 def document_text(title: str | None, text: str | None) -> str:
-    """MTEB's convention, character for character: ``(title + " " + text).strip()``, or ``text.strip()``
-    when the title is empty (mteb's RetrievalEvaluator; BEIR joins the same two fields). SciFact has 15
-    titles that end in spaces: their inner spaces are kept, as MTEB keeps them."""
+    """MTEB's convention, character for character, for a document with a title:
+    ``(title + " " + text).strip()`` (mteb's RetrievalEvaluator; SciFact has 15 titles that end in
+    spaces, and their inner spaces are kept, as MTEB keeps them). Without a title the text is kept
+    as it is, as sentence-transformers' NanoBEIREvaluator keeps it (a text of spaces stays one);
+    MTEB would strip it, which changes no token."""
     title = title or ""
     text = text or ""
-    return f"{title} {text}".strip() if title else text.strip()
+    return f"{title} {text}".strip() if title else text
 
 
 @dataclass
