@@ -52,13 +52,14 @@ def results_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFr
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def leaderboard_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFrame":
-    """The leaderboard table as leaderboard.csv has it (ranked rows, then controls)."""
+def leaderboard_frame(results_dir: str | Path = "leaderboard/results", cost_dir: str | Path | None = None) -> "pd.DataFrame":
+    """The leaderboard table as leaderboard.csv has it (ranked rows, then controls); the cost
+    columns from ``cost_dir`` (default: ``cost/`` beside ``results_dir``)."""
     import pandas as pd
 
     from harness.leaderboard.collect import build
     from harness.leaderboard.render import render_csv
     from harness.submissions import Registry
 
-    board = build(Path(results_dir), Registry().all())
+    board = build(Path(results_dir), Registry().all(), cost_dir=None if cost_dir is None else Path(cost_dir))
     return pd.read_csv(io.StringIO(render_csv(board)), keep_default_na=False, na_values=[""])

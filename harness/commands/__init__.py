@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "compare",
     "models",
     "results",
+    "cost",
 ]
 
 

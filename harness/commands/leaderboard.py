@@ -31,6 +31,7 @@ def leaderboard(
     fmt: Annotated[Format, typer.Option("--format", help="files: write the four files; rich: print the table here.")] = Format.files,
     check: Annotated[bool, typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems.")] = False,
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,
+    cost_dir: Annotated[Path | None, typer.Option("--cost-dir", help="Cost files from cbench cost, shown as ms/pair and ms/query (default: cost/ beside the results folder).")] = None,
 ) -> None:
     """Rank every submission by retrieval AND composition (Pareto layers) and write the leaderboard."""
     from harness.paths import DEFAULT_RESULTS_DIR, LEADERBOARD_DIR
@@ -44,7 +45,7 @@ def leaderboard(
             return
         from harness.leaderboard.collect import build
 
-        lb = build(rdir, subs, retrieval=retrieval, composition=composition)
+        lb = build(rdir, subs, retrieval=retrieval, composition=composition, cost_dir=cost_dir)
     except CBenchError as e:
         fail(e)
     for w in lb.warnings:

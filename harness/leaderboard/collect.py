@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness import __version__
+from harness.costs.record import CostRecord, read_costs
 from harness.errors import CBenchError
 from harness.leaderboard.pareto import RANKING_RULE, rank
 from harness.leaderboard.scored import ScoredCache
@@ -71,6 +72,8 @@ class Row:
     same_retrieval_as: list[str] = field(default_factory=list)  # better-placed names indistinguishable on the retrieval axis
     same_composition_as: list[str] = field(default_factory=list)  # ... on the composition axis
     untested: str | None = None  # why it was left out of the significance tests
+    cost: CostRecord | None = None  # its cost file (cbench cost), when there is one
+    cost_note: str | None = None  # a caveat on it (measured for another version of the YAML)
 
     @property
     def marks_text(self) -> str:
@@ -122,6 +125,7 @@ class Leaderboard:
     scored: ScoredCache | None = None  # the per-item scores read for the marks (the explorer reads on)
     results: dict[tuple[str, str], Results] = field(default_factory=dict)  # (submission, suite) -> results
     facts: dict[str, SuiteFacts] = field(default_factory=dict)
+    costs: dict[str, CostRecord] = field(default_factory=dict)  # submission -> cost file read (cbench cost)
 
     def suites_of(self, task: str) -> list[str]:
         """Suites of ``task`` that have results: the axis first, then the page's columns in order,
@@ -147,8 +151,9 @@ class Leaderboard:
 
     @property
     def meta_line(self) -> str:
-        n = len(self.files)
-        return f"Generated from {n} results file{'s' if n != 1 else ''} by cbench {self.version}."
+        n, c = len(self.files), len(self.costs)
+        costs = f" and {c} cost file{'s' if c != 1 else ''}" if c else ""
+        return f"Generated from {n} results file{'s' if n != 1 else ''}{costs} by cbench {self.version}."
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -277,6 +282,7 @@ def build(
     *,
     retrieval: str | None = None,
     composition: str | None = None,
+    cost_dir: Path | None = None,
 ) -> Leaderboard:
     """The leaderboard for every results file under ``results_dir``.
 
@@ -286,8 +292,12 @@ def build(
 
     ``registry_subs``: name -> Submission (``Registry().all()``); results of names not in it still
     get a row (kind and parameters from the config recorded in the results), marked unregistered.
+
+    ``cost_dir``: the cost files (``cbench cost``) to show; default: ``cost/`` beside ``results_dir``.
     """
     found, warnings = load_all(results_dir)
+    costs, cost_warnings = read_costs(cost_dir if cost_dir is not None else results_dir.parent / "cost")
+    warnings += cost_warnings
     by_suite: dict[str, dict[str, Results]] = {}
     tasks: dict[str, str] = {}
     for (sub, suite), (_path, r) in found.items():
@@ -317,6 +327,9 @@ def build(
     categories = _ordered_keys(comp_results, list(facts[composition].category_order) if composition in facts else None)
 
     names = sorted({sub for sub, _suite in found})
+    for name in sorted(set(costs) - set(names)):
+        warnings.append(f"cost file for '{name}', which has no results (left out)")
+    costs = {n: c for n, c in costs.items() if n in names}
     rows: list[Row] = []
     for name in names:
         r_ret = by_suite.get(ret_suite, {}).get(name) if ret_suite else None
@@ -358,6 +371,8 @@ def build(
                 second=suite_cell(r_second),
                 notes=notes,
                 extras={s: suite_cell(by_suite[s].get(name)) for s in extras},
+                cost=costs.get(name),
+                cost_note=_cost_note(costs.get(name), sub),
             )
         )
 
@@ -398,4 +413,11 @@ def build(
         scored=scored,
         results={key: r for key, (_p, r) in sorted(found.items())},
         facts=facts,
+        costs=costs,
     )
+
+
+def _cost_note(cost: CostRecord | None, sub) -> str | None:
+    if cost is not None and sub is not None and cost.submission_hash != sub.hash:
+        return "cost measured for a different version of the submission YAML (hash differs); rerun cbench cost"
+    return None

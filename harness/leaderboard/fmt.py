@@ -16,3 +16,12 @@ def fmt_params(n: int | None) -> str:
         if n >= div:
             return f"{n / div:.1f}{unit}"
     return str(n)
+
+
+def fmt_ms(x: float | None) -> str:
+    """Milliseconds to about three significant digits (0.0412, 1.23, 12.3, 1234); blank when not measured."""
+    if x is None:
+        return ""
+    if abs(x) >= 100:
+        return f"{x:.0f}"
+    return f"{x:.3g}"

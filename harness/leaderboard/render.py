@@ -20,6 +20,7 @@ from harness.leaderboard.collect import (
 )
 from harness.leaderboard.chance import BELOW, INSIDE, Band, band_lines, bands
 from harness.leaderboard.explorer import browser_data, comparison_legend, embed
+from harness.leaderboard.cost import COST_COLUMNS, COST_KEYS, COST_LINE, QUERY_KEY, cost_cells, cost_columns, cost_raw, has_costs
 from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
@@ -43,6 +44,7 @@ class Out:
     raw: str  # CSV
     sort: float | str | None = None  # html sort key; None sorts last
     note: str | None = None  # why missing / caveat
+    tip: str | None = None  # html tooltip only (no numbered note)
 
 
 class Notes:
@@ -109,6 +111,7 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
         Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(lb, comp, lb.composition_metric)}", True, "composition axis (y)"),
         Column(MARK_KEY, "≈ better-placed", False, "statistically indistinguishable from these better-placed submissions, per axis: retrieval, composition or both (paired test per axis by resampling unit, alpha 0.05, Holm-corrected over the page)"),
+        *[Column(key, header, True, title) for key, header, title in cost_columns()],
     ]
     cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{lb.label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
     cols += [
@@ -131,6 +134,7 @@ def main_cells(row: Row) -> list[Out]:
         _axis_score(row.retrieval),
         _axis_score(row.composition),
         _mark(row),
+        *[Out(text, raw, value, note, tip) for text, raw, value, note, tip in cost_cells(row)],
     ]
     cells += [_score(c) for c in row.categories.values()]
     cells += [
@@ -166,8 +170,13 @@ def _detail_keys(lb: Leaderboard) -> list[str]:
 def compact_keep(lb: Leaderboard) -> list[int]:
     """The compact leaderboard: every main column but the composition detail and "Pareto ✓"
     (layer 1 is the front; its rows are highlighted)."""
-    detail = set(_detail_keys(lb))
+    detail = set(_detail_keys(lb)) | _unused_cost_keys(lb)
     return [i for i, c in enumerate(main_columns(lb)) if c.key not in detail and c.key != "pareto"]
+
+
+def _unused_cost_keys(lb: Leaderboard) -> set[str]:
+    """The cost columns, when no row has a cost file: the tables leave them out (the CSV keeps them, blank)."""
+    return set() if has_costs(lb) else set(COST_KEYS)
 
 
 def composition_keep(lb: Leaderboard) -> list[int]:
@@ -194,7 +203,7 @@ def view_columns(lb: Leaderboard, keep: list[int]) -> list[Column]:
 # columns (their categories are in the composition detail, below the ranked rows).
 def _control_keep(lb: Leaderboard) -> list[int]:
     cols = main_columns(lb)
-    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key}  # cols[4]: the retrieval axis
+    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key, QUERY_KEY} | _unused_cost_keys(lb)  # cols[4]: the retrieval axis; no query cost either
     cats = {f"{lb.composition_suite}/{c}:{lb.composition_metric}" for c in lb.categories}
     return [i for i, c in enumerate(cols) if c.key not in skip and c.key not in cats]
 
@@ -224,7 +233,7 @@ def column_bands(lb: Leaderboard) -> dict[str, Band]:
 def _first_sort(col: Column) -> str:
     """The direction of a header's first click: best first (scores high to low; rank, layer,
     parameters and lower-is-better columns low to high; text A to Z)."""
-    if not col.numeric or col.key in {"rank", "layer", "parameters"} or col.key.endswith(FALSE_ACCEPT):
+    if not col.numeric or col.key in {"rank", "layer", "parameters", *COST_KEYS} or col.key.endswith(FALSE_ACCEPT):
         return "asc"
     return "desc"
 
@@ -358,7 +367,7 @@ def render_markdown(lb: Leaderboard) -> str:
     out += ["![retrieval versus composition](tradeoff.svg)", ""]
     out += ["## Leaderboard", ""]
     marks, band = lb.marks.line, band_line(lb)
-    for line in [lb.rule, *([marks] if marks else []), *([band] if band else []), PLUS_MINUS, *([GREY_MD] if grey else [])]:
+    for line in [lb.rule, *([marks] if marks else []), *([band] if band else []), PLUS_MINUS, *([GREY_MD] if grey else []), *([COST_LINE] if has_costs(lb) else [])]:
         out += [line, ""]
     if not lb.rows:
         out += ["No results yet.", ""]
@@ -407,7 +416,7 @@ def render_csv(lb: Leaderboard) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     axes = " ".join([axes_line(lb), *lb.axis_notes])
-    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group", *CI_COLUMNS, *MARK_AXIS_COLUMNS])
+    w.writerow([c.key for c in cols] + [c.key for c in extra] + ["notes", "axes", "group", *CI_COLUMNS, *MARK_AXIS_COLUMNS, *COST_COLUMNS])
     for group, rows in (("ranked", lb.rows), ("control", lb.controls)):
         for row in rows:
             main, detail = main_cells(row), detail_cells(row)[4:]
@@ -415,7 +424,7 @@ def render_csv(lb: Leaderboard) -> str:
                 main = [Out("", "") if c.key in {"rank", "pareto", "layer"} else o for o, c in zip(main, cols, strict=True)]
             notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
             marks = [";".join(row.same_retrieval_as), ";".join(row.same_composition_as)]
-            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition), *marks])
+            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition), *marks, *cost_raw(row)])
     return buf.getvalue()
 
 
@@ -443,7 +452,7 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes, grey
             sort = "" if o.sort is None else (f"{o.sort:.9f}" if isinstance(o.sort, float) else str(o.sort))
             where = None if control else _greyed(o, c, grey)
             band = (grey or {}).get(c.key)
-            title = o.note or (f"{where} the chance band: {band.text()}" if where and band is not None else None)
+            title = " — ".join(t for t in (o.note, o.tip) if t) or (f"{where} the chance band: {band.text()}" if where and band is not None else None)
             cells.append(
                 {"text": o.text, "sort": sort, "note": title, "note_no": note_no, "numeric": c.numeric, "key": c.key, "missing": o.text == MISSING, "chance": where, "sticky": c.key == "submission"}
             )
