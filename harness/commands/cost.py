@@ -60,17 +60,28 @@ def cost(
     from harness.paths import data_dir as resolve_data_dir
     from harness.submissions import Registry
 
+    def announce(line: str) -> None:
+        if not quiet:
+            err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
     try:
         folder = writable_folder(out if out is not None else DEFAULT_COST_DIR)
         registry = Registry(submissions_dir)
         sub = registry.resolve(model)
         flags = [] if (pairs, queries, repeats, device) == (256, 30, 3, "cpu") else ["--pairs", str(pairs), "--queries", str(queries), "--repeats", str(repeats), "--device", device]
         command = shlex.join(["cbench", "cost", "--model", sub.name, *flags])
-        if not quiet:
-            err_console.print(f"timing {sub.name} ({sub.kind}): {repeats} repeats after a warm-up", highlight=False, markup=False)
         try:
             record = measure(
-                sub, registry, pairs=pairs, queries=queries, repeats=repeats, data_dir=resolve_data_dir(data_dir), device=device, trust_remote_code=trust_remote_code, command=command
+                sub,
+                registry,
+                pairs=pairs,
+                queries=queries,
+                repeats=repeats,
+                data_dir=resolve_data_dir(data_dir),
+                device=device,
+                trust_remote_code=trust_remote_code,
+                command=command,
+                announce=announce,
             )
         except CBenchError as e:
             if e.field in WEIGHT_FIELDS and type(e) is CBenchError:

@@ -2,16 +2,18 @@
 
 Every timing follows a warm-up (the model loaded, first calls made) and is repeated; the figures
 are medians, in wall-clock ms (what a caller waits) and in this process's CPU ms (what it costs;
-less disturbed by other load on the machine: compare the two with the load averages). Nothing is read from the embedding / score cache: the scorer runs in a
-``MeasureContext``, whose caches live in memory and are emptied before every timed call, except a
-first stage's index (its documents' vectors), which is built once, timed apart, and kept.
+less disturbed by other load on the machine: compare the two with the load averages). Nothing is
+read from the embedding / score cache: the scorer runs in a ``MeasureContext``, whose caches live
+in memory and are emptied before every timed call, except a first stage's index, which is built
+once, timed apart, and kept.
 
 * pairs: ``score_pairs`` on the workload's near-miss pairs in one call; ms per pair.
 * queries, a first stage (every kind with retrieval and no first stage): ``retrieve`` of all the
-  workload's queries and of the first one alone, against the built index; ms per query is the
-  difference over (queries - 1), so what every call pays once (building a BM25 / TF-IDF index,
-  which those kinds do inside ``retrieve``; normalising the document matrix) is left out. The first
-  search over the corpus (``index``) is recorded apart.
+  workload's queries and of the first one alone, against the built index (embedding kinds: the
+  documents' vectors, kept in the context; BM25 / TF-IDF: the index the scorer keeps,
+  ``Scorer.corpus_index``); ms per query is the difference over (queries - 1), so what every call
+  pays once whatever its queries (normalising the document matrix, ...) is left out. The first
+  search over the corpus (``index``: it builds the index) is recorded apart.
 * queries, a reranker (a kind with ``first_stage``): its first stage's ms per query as above, plus
   ``score_query_docs`` over the first stage's top ``rerank_depth`` for every query (what its
   ``retrieve`` scores), per query.
@@ -241,13 +243,18 @@ def measure(
     device: str = "cpu",
     trust_remote_code: bool = False,
     command: str,
+    announce: Callable[[str], None] | None = None,
 ) -> CostRecord:
-    """Time ``sub`` on the workload (module docstring) and return its cost record."""
+    """Time ``sub`` on the workload (module docstring) and return its cost record. ``announce``
+    hears one line when the workload is loaded and the timing starts."""
     ctx = MeasureContext(device=device, use_cache=False, trust_remote_code=trust_remote_code)
     scorer = build_submission_scorer(sub, ctx, registry)
     fingerprints = scorer.fingerprints()  # resolves the weights: a missing model stops here
     pair_wl = near_miss_pairs(pairs, data_dir)
     query_wl = None if scorer.is_control else collection_queries(queries, data_dir)
+    if announce is not None:
+        what = f"{len(pair_wl.a)} pairs" + ("" if query_wl is None else f", {len(query_wl.queries)} {query_wl.name} queries")
+        announce(f"timing {sub.name} ({sub.kind}): {what}, {repeats} repeats after a warm-up")
     load_start = load_average()
     pc = pair_cost(scorer, ctx, pair_wl, repeats)
     qc = query_cost(scorer, ctx, query_wl, repeats) if query_wl is not None else None

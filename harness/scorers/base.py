@@ -144,6 +144,18 @@ class Scorer(ABC):
         """s(a[i], b[i]) for every i; higher = more similar / more acceptable. Both sides are
         sentences of one kind (near-miss pairs): an encoder encodes both in the query role."""
 
+    def corpus_index(self, corpus: dict[str, str], doc_ids: list[str], build: Callable[[list[str]], Any]) -> Any:
+        """``build(texts)`` over the corpus's texts in ``doc_ids`` order, for kinds that index the
+        corpus inside ``retrieve`` (BM25, TF-IDF): kept for the next call over the same documents,
+        so a corpus searched again (``cbench cost`` times searches against a built index) is not
+        indexed again, as the embedding kinds keep their documents' vectors in the cache."""
+        key = tuple((d, corpus[d]) for d in doc_ids)
+        last = getattr(self, "_corpus_index", None)
+        if last is None or last[0] != key:
+            last = self._corpus_index = (key, build([corpus[d] for d in doc_ids]))
+            self.ctx.count("texts_indexed", len(doc_ids))
+        return last[1]
+
     def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
         """s(queries[i], docs[i]) for every i, as retrieval scores a document for a query: the query
         side in the query role, the document side in the document role (paired query-document

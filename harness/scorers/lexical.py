@@ -117,7 +117,7 @@ class LexicalScorer(Scorer):
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
         doc_ids = list(corpus)
         progress = self.ctx.progress
-        index = Index(self.cfg, [corpus[d] for d in doc_ids])
+        index: Index = self.corpus_index(corpus, doc_ids, lambda texts: Index(self.cfg, texts))
         q_ids = list(queries)
         q_tokens = index.tokenize([queries[q] for q in q_ids])
         task = progress.add("BM25 search", total=len(q_ids)) if progress else None
@@ -129,7 +129,6 @@ class LexicalScorer(Scorer):
                 progress.advance(task, 1)
         if task is not None:
             progress.finish(task)
-        self.ctx.count("texts_indexed", len(doc_ids))
         return run
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:

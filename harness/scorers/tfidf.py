@@ -114,15 +114,18 @@ class TfidfScorer(Scorer):
             except ValueError:  # empty vocabulary: nothing but stop words and punctuation
                 return None
 
+    def _fit_corpus(self, texts: list[str]) -> tuple[Any, Any | None]:
+        """The vectorizer fitted on a corpus and its transposed matrix (None: no weighted term)."""
+        vectorizer = self._vectorizer()
+        docs = self._fit(vectorizer, texts)
+        return vectorizer, None if docs is None else docs.T.tocsc()
+
     # -- Scorer ----------------------------------------------------------------------------
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
         doc_ids, q_ids = list(corpus), list(queries)
-        vectorizer = self._vectorizer()
-        docs = self._fit(vectorizer, [corpus[d] for d in doc_ids])
-        self.ctx.count("texts_indexed", len(doc_ids))
-        if docs is None:
+        vectorizer, docs_t = self.corpus_index(corpus, doc_ids, self._fit_corpus)
+        if docs_t is None:
             return {q: {} for q in q_ids}
-        docs_t = docs.T.tocsc()
         run: dict[str, dict[str, float]] = {}
         for start in range(0, len(q_ids), QUERY_BLOCK):
             block = q_ids[start : start + QUERY_BLOCK]

@@ -1,0 +1,262 @@
+"""`cbench cost`: the cost file, timing a scorer end to end on a tiny collection, nothing cached,
+a reranker's two parts, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pytest
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
+from pydantic import Field
+from typer.testing import CliRunner
+
+from harness.cli import app
+from harness.costs.measure import MeasureContext
+from harness.costs.record import CostRecord, read_cost, read_costs
+from harness.errors import CBenchError
+from harness.paths import PROJECT_ROOT
+from harness.scorers.base import EmbeddingScorer, Scorer, SubmissionBase
+from harness.scorers.registry import SCORERS
+from harness.search import rank
+
+runner = CliRunner()
+SMALL = ["--pairs", "8", "--queries", "3", "--repeats", "2"]
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch) -> Path:
+    """A data dir whose beir/medline is the tiny collection (6 documents, 3 judged queries)."""
+    root = tmp_path / "data"
+    write_beir(root / "beir" / "medline", TINY_DOCS, TINY_QUERIES, TINY_QRELS)
+    monkeypatch.setenv("CBENCH_DATA_DIR", str(root))
+    return root
+
+
+# -- toy kinds: one that counts what it encodes, one that reranks a first stage ----------------
+
+
+class CountingConfig(SubmissionBase):
+    kind: Literal["counting"]
+    batch_size: int = 4
+
+
+class CountingScorer(EmbeddingScorer):
+    """Bag-of-words vectors; every text it is asked to encode is logged, per role."""
+
+    kind = "counting"
+    Config = CountingConfig
+    encoded: dict[str, list[str]] = {}
+
+    def cache_spec(self, role):
+        return {"kind": "counting", "role": role}
+
+    def encode_batch(self, texts, role):
+        type(self).encoded.setdefault(role, []).extend(texts)
+        out = np.zeros((len(texts), 16), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, hash(w) % 16] += 1.0
+        return out + 1e-3
+
+
+class RerankConfig(SubmissionBase):
+    kind: Literal["toy-rerank"]
+    first_stage: str
+    rerank_depth: int = Field(default=2, gt=0)
+
+
+class RerankScorer(Scorer):
+    """Reranks its first stage's top ``rerank_depth`` by shared words; logs every pair it scores."""
+
+    kind = "toy-rerank"
+    Config = RerankConfig
+    parts = ("first_stage",)
+    scored: list[int] = []
+
+    def __init__(self, config, ctx, base_dir=None, *, path=None, first_stage):
+        super().__init__(config, ctx, base_dir, path=path)
+        self.first_stage = first_stage
+
+    def retrieve(self, queries, corpus, top_k):
+        first = self.first_stage.retrieve(queries, corpus, self.config.rerank_depth)
+        return {q: rank({d: float(self.score_pairs([queries[q]], [corpus[d]])[0]) for d in docs}, top_k) for q, docs in first.items()}
+
+    def score_pairs(self, a, b):
+        type(self).scored.append(len(a))
+        return np.array([len(set(x.lower().split()) & set(y.lower().split())) for x, y in zip(a, b, strict=True)], dtype=np.float64)
+
+
+@pytest.fixture
+def toys(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setitem(SCORERS, "counting", CountingScorer)
+    monkeypatch.setitem(SCORERS, "toy-rerank", RerankScorer)
+    monkeypatch.setattr(CountingScorer, "encoded", {})
+    monkeypatch.setattr(RerankScorer, "scored", [])
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "counter.yaml").write_text("name: counter\nkind: counting\nbatch_size: 4\n")
+    (subs / "reranker.yaml").write_text("name: reranker\nkind: toy-rerank\nfirst_stage: bm25\nrerank_depth: 2\n")
+    (subs / "missing.yaml").write_text("name: missing\nkind: encoder\nmodel: ./no-such-model\n")
+    return subs
+
+
+# -- end to end ----------------------------------------------------------------------------------
+
+
+def test_bm25_cost_end_to_end(data, tmp_path):
+    out = tmp_path / "cost"
+    r = invoke("cost", "--model", "bm25", "--out", str(out), *SMALL)
+    assert r.exit_code == 0, r.output
+    assert "bm25:" in r.output and "ms/pair" in r.output and "ms/query" in r.output
+    path = out / "bm25.json"
+    text = path.read_text()
+    record = read_cost(path)  # validates against the model (extra="forbid")
+    assert record.submission == "bm25" and record.kind == "lexical" and record.repeats == 2
+    p, q = record.pairs, record.queries
+    assert p.pairs == 8 and p.suite == "nearmiss" and p.split == "test" and p.suite_file == "suites/nearmiss.yaml"
+    assert len(p.timing.wall_ms) == 2 and all(t > 0 for t in p.timing.wall_ms)
+    assert p.ms_per_pair == pytest.approx(float(np.median(p.timing.wall_ms)) / 8, abs=1e-3)
+    assert q is not None and q.queries == 3 and q.corpus_docs == 6 and q.first_stage == "bm25" and q.rerank_depth is None
+    assert q.collection == "classic-ir:medline" and q.source == "$CBENCH_DATA_DIR/beir/medline"
+    assert len(q.search_all.wall_ms) == len(q.search_one.wall_ms) == 2 and len(q.index.wall_ms) == 1
+    marginal = np.median([(a - o) / 2 for a, o in zip(q.search_all.wall_ms, q.search_one.wall_ms, strict=True)])
+    assert q.search_ms_per_query == pytest.approx(marginal, abs=1e-3) and q.ms_per_query == q.search_ms_per_query
+    assert record.batch_sizes == {} and record.machine.torch_threads >= 1 and record.machine.cpu
+    assert len(record.machine.load_average_start) == 3 and record.packages and record.command == "cbench cost --model bm25 --pairs 8 --queries 3 --repeats 2 --device cpu"
+    # no path of this machine anywhere in the file
+    assert str(tmp_path) not in text and str(PROJECT_ROOT) not in text and str(Path.home()) not in text
+
+
+def test_a_control_has_pair_cost_only(data, tmp_path):
+    r = invoke("cost", "--model", "control-jaccard", "--out", str(tmp_path / "cost"), *SMALL)
+    assert r.exit_code == 0, r.output
+    record = read_cost(tmp_path / "cost" / "control-jaccard.json")
+    assert record.kind == "control" and record.queries is None and record.pairs.pairs == 8 and record.pairs.ms_per_pair > 0
+
+
+def test_nothing_is_cached_but_the_first_stage_index(data, tmp_path, toys):
+    """Every timed call encodes its texts again (the warm-up's and earlier repeats' embeddings are
+    not reused, the disk cache is neither read nor written); only the documents, encoded when the
+    index is built, are kept."""
+    import os
+
+    cache = Path(os.environ["CBENCH_CACHE"])
+    before = sorted(cache.rglob("*"))
+    r = invoke("cost", "--model", "counter", "--submissions-dir", str(toys), "--out", str(tmp_path / "cost"), *SMALL)
+    assert r.exit_code == 0, r.output
+    enc = CountingScorer.encoded
+    # documents: the warm-up search (all 6: fewer than its 16) and the index build; never in the timed searches
+    assert len(enc["document"]) == 6 + 6
+    # "query" role: pairs (2 anchors + 8 candidates) in the warm-up and both repeats; then the search's
+    # warm-up (3 queries), the index build (1), and per repeat all 3 and the first alone
+    assert len(enc["query"]) == 3 * (2 + 8) + 3 + 1 + 2 * (3 + 1)
+    assert sorted(cache.rglob("*")) == before
+    assert read_cost(tmp_path / "cost" / "counter.json").batch_sizes == {"counter": 4}
+
+
+def test_memory_context_forgets_all_but_what_is_pinned():
+    ctx = MeasureContext()
+    spec = {"kind": "t"}
+    ctx.cache(spec).put_many([b"k" * 32], [np.ones((1, 2), dtype=np.float32)])
+    ctx.pin()
+    ctx.cache(spec).put_many([b"q" * 32], [np.zeros((1, 2), dtype=np.float32)])
+    ctx.forget()
+    assert ctx.cache(spec).has(b"k" * 32) and not ctx.cache(spec).has(b"q" * 32)
+    ctx.reset()
+    assert not ctx.cache(spec).has(b"k" * 32)
+
+
+def test_a_reranker_costs_its_first_stage_plus_reranking(data, tmp_path, toys):
+    r = invoke("cost", "--model", "reranker", "--submissions-dir", str(toys), "--out", str(tmp_path / "cost"), *SMALL)
+    assert r.exit_code == 0, r.output
+    q = read_cost(tmp_path / "cost" / "reranker.json").queries
+    assert q is not None and q.first_stage == "bm25" and q.rerank_depth == 2 and q.top_k == 2
+    # the timed reranks score every candidate of the first stage's run (at most 2 per query) in one call
+    assert q.rerank_pairs is not None and 0 < q.rerank_pairs <= 2 * 3
+    assert RerankScorer.scored[-2:] == [q.rerank_pairs, q.rerank_pairs]
+    assert q.rerank is not None and len(q.rerank.wall_ms) == 2
+    assert q.rerank_ms_per_query == pytest.approx(float(np.median(q.rerank.wall_ms)) / 3, abs=1e-3)
+    assert q.ms_per_query == pytest.approx(q.search_ms_per_query + q.rerank_ms_per_query, abs=1e-3)
+
+
+# -- errors: one line, exit 2 (3: weights not here) ------------------------------------------------
+
+
+def test_bad_out_is_one_line_exit_2(data, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    r = invoke("cost", "--model", "bm25", "--out", str(blocker), *SMALL)
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and str(blocker) in lines[0] and "--out" in lines[0] and "not a folder" in lines[0]
+    r = invoke("cost", "--model", "bm25", "--out", str(blocker / "sub"), *SMALL)
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert blocker.read_text() == "x"
+
+
+def test_unknown_model_and_missing_collection(tmp_path, monkeypatch):
+    r = invoke("cost", "--model", "no-such-submission", "--out", str(tmp_path / "c"))
+    assert r.exit_code == 2 and "no submission named 'no-such-submission'" in r.output
+    monkeypatch.setenv("CBENCH_DATA_DIR", str(tmp_path / "empty"))
+    r = invoke("cost", "--model", "bm25", "--out", str(tmp_path / "c"), *SMALL)
+    assert r.exit_code == 3 and "BEIR folder not found" in r.output and len(r.output.strip().splitlines()) == 1
+    assert not (tmp_path / "c" / "bm25.json").exists()
+
+
+def test_missing_weights_exit_3(data, tmp_path, toys):
+    r = invoke("cost", "--model", "missing", "--submissions-dir", str(toys), "--out", str(tmp_path / "cost"), *SMALL)
+    assert r.exit_code == 3 and "weights unavailable" in r.output and "no-such-model" in r.output
+    assert not (tmp_path / "cost" / "missing.json").exists()
+
+
+# -- the file ------------------------------------------------------------------------------------
+
+
+def test_cost_file_validation(data, tmp_path):
+    assert invoke("cost", "--model", "bm25", "--out", str(tmp_path / "cost"), *SMALL).exit_code == 0
+    good = json.loads((tmp_path / "cost" / "bm25.json").read_text())
+    CostRecord.model_validate(good)
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "bm25.json").write_text(json.dumps({**good, "surprise": 1}))
+    with pytest.raises(CBenchError, match="surprise") as e:
+        read_cost(bad / "bm25.json")
+    assert str(bad / "bm25.json") in e.value.line
+    (bad / "bm25.json").write_text(json.dumps({**good, "pairs": {**good["pairs"], "ms_per_pair": -1}}))
+    with pytest.raises(CBenchError, match=r"pairs\.ms_per_pair"):
+        read_cost(bad / "bm25.json")
+    (bad / "bm25.json").unlink()
+    (bad / "other.json").write_text(json.dumps(good))
+    with pytest.raises(CBenchError, match="must be named bm25.json"):
+        read_cost(bad / "other.json")
+    (bad / "broken.json").write_text("{")
+    found, warnings = read_costs(bad)
+    assert found == {} and len(warnings) == 2 and all(w.endswith("(left out)") for w in warnings)
+    assert read_costs(tmp_path / "none") == ({}, [])
+
+
+# -- scripts/cost_all.sh ---------------------------------------------------------------------------
+
+
+def test_cost_all_runs_every_shipped_submission_and_skips_missing_weights(tmp_path):
+    """With a stand-in for cbench: every shipped YAML is asked for, exit 3 is a skip with a message,
+    any other failure makes the script exit 1 after the rest."""
+    import subprocess
+
+    log = tmp_path / "calls"
+    fake = tmp_path / "cbench"
+    fake.write_text(f'#!/usr/bin/env bash\necho "$@" >> {log}\ncase $3 in bm25) exit 0;; tfidf) exit 2;; *) exit 3;; esac\n')
+    fake.chmod(0o755)
+    r = subprocess.run(["bash", str(PROJECT_ROOT / "scripts" / "cost_all.sh"), "--repeats", "5"], env={"PATH": "/usr/bin:/bin", "CBENCH": str(fake)}, capture_output=True, text=True)
+    shipped = sorted(p.stem for p in (PROJECT_ROOT / "submissions").rglob("*.yaml"))
+    calls = log.read_text().splitlines()
+    assert sorted(c.split()[2] for c in calls) == shipped and all(c.endswith("--repeats 5") and c.startswith("cost --model ") for c in calls)
+    assert r.returncode == 1 and "skipping all-MiniLM-L6-v2: its weights or data are not here" in r.stderr
+    assert "measured 1: bm25" in r.stderr and "failed 1: tfidf" in r.stderr
