@@ -53,7 +53,8 @@ def cost(
     256 nearmiss pairs) and, for kinds with retrieval, ms per Medline query (a first stage: search
     against its built index; a reranker: its first stage plus reranking rerank_depth candidates).
     Warm-up first, nothing cached, median of the repeats; batch sizes, threads, CPU and load
-    average are recorded. Writes <out>/<submission>.json. Exit 3: the weights are not here."""
+    average are recorded. Writes <out>/<submission>.json. Exit 3: its weights or the Medline data are
+    not here."""
     setup_logging(quiet)
     from harness.costs.measure import measure
     from harness.costs.record import DEFAULT_COST_DIR, cost_path, write_cost
