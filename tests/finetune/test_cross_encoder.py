@@ -182,3 +182,21 @@ def test_refuses_evaluation_data_with_one_line(base_dir, nearmiss_suite, tmp_pat
     # options of the MNRL recipes are not silently ignored
     one_line_error(cbench(*_args(base_dir, nearmiss_suite, out), "--scale", 20), "--scale", "cross-encoder")
     assert not out.exists()
+
+
+def test_shipped_submission_names_what_make_builds():
+    """submissions/minilm-cross.yaml reads the folder `make minilm-cross` writes with the recipe."""
+    import re
+    import shlex
+
+    from harness.submissions import load_submission
+
+    sub = load_submission(PROJECT_ROOT / "submissions" / "minilm-cross.yaml").config
+    assert (sub.kind, sub.first_stage, sub.rerank_depth) == ("cross-encoder", "all-MiniLM-L6-v2", 100)
+    make = (PROJECT_ROOT / "Makefile").read_text()
+    target, command = re.search(r"^(models/minilm-cross/\S+): .*\n\t(.+)$", make, flags=re.M).groups()
+    args = shlex.split(command)
+    out = args[args.index("--out") + 1]
+    assert args[args.index("--recipe") + 1] == "cross-encoder" and args[args.index("--base") + 1] == sub.first_stage
+    assert (PROJECT_ROOT / "submissions" / sub.model).resolve() == (PROJECT_ROOT / out / "model").resolve() == (PROJECT_ROOT / target).parent
+    assert re.search(r"^minilm-cross: " + re.escape(target) + "$", make, flags=re.M)
