@@ -44,10 +44,11 @@ def register(app: typer.Typer) -> None:
         submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir")] = None,
         quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     ) -> None:
-        """Fine-tune an encoder with SentenceTransformerTrainer + MultipleNegativesRankingLoss.
+        """Fine-tune an encoder with SentenceTransformerTrainer + MultipleNegativesRankingLoss
+        (--recipe cross-encoder: train a cross-encoder verifier with BCE instead).
 
-        Writes OUT/model (last-step weights) and OUT/<name>.yaml (kind: encoder, with provenance);
-        rerun the same command after a kill to resume from OUT/checkpoints."""
+        Writes OUT/model (last-step weights) and OUT/<name>.yaml (kind: encoder, or cross-encoder,
+        with provenance); rerun the same command after a kill to resume from OUT/checkpoints."""
         from harness.ui import fail
         from harness.ui import err_console, setup_logging
 

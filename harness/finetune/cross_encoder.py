@@ -145,12 +145,18 @@ class CrossData:
     pairs: list[tuple[str, str, int]]
     files: list[TrainFile]
     source: str  # "suite <name>, split train" or "--train"
+    records: int  # training records (items, triplets, rows) the pairs come from
 
     def provenance(self) -> dict:
         pos = sum(1 for _, _, y in self.pairs if y == 1)
+        files = [f.provenance() for f in self.files]
+        for f in files:
+            if f["role"] == "suite-train":
+                f.pop("rows")  # its records are counted in the note
         return {
             "source": self.source,
-            "files": [f.provenance() for f in self.files],
+            "files": files,
+            "records_used": self.records,
             "pairs": len(self.pairs),
             "positive_pairs": pos,
             "negative_pairs": len(self.pairs) - pos,
@@ -174,7 +180,7 @@ def cross_encoder_data(settings: CrossSettings, data_suite: str = "nearmiss", tr
     pairs = labelled_pairs(units, settings.unrelated_per_item, settings.seed)
     if len(pairs) < settings.batch_size:
         raise CBenchError(f"{len(pairs)} pairs, fewer than one batch of {settings.batch_size} (batches drop the remainder)", source="--batch-size")
-    return CrossData(pairs, files, source)
+    return CrossData(pairs, files, source, len(units))
 
 
 def total_steps(settings: CrossSettings, n_pairs: int) -> int:

@@ -66,6 +66,17 @@ def test_labelled_pairs_train_split_only(nearmiss_suite):
     assert len(cross_encoder_data(CrossSettings(max_items=6, batch_size=8), str(nearmiss_suite)).pairs) == 30  # a seeded subset of 6 items
 
 
+def test_train_file_rows(tmp_path):
+    from harness.finetune.cross_encoder import CrossSettings, cross_encoder_data
+    from harness.finetune.data import read_train_file
+
+    rows = [{"anchor": f"a{i}", "positive": f"p{i}", "negative": f"n{i}"} for i in range(4)]
+    data = cross_encoder_data(CrossSettings(batch_size=4), "nearmiss-hand", read_train_file(write_lines(tmp_path / "t.jsonl", rows)))
+    assert data.pairs[:2] == [("a0", "p0", 1), ("a0", "n0", 0)] and len(data.pairs) == 12  # the suite is not read
+    assert data.provenance()["source"] == "--train" and data.provenance()["files"][0]["rows"] == 4
+    assert all(b[1:] != a[1:] for a, b, y in data.pairs[2::3]) and [y for *_, y in data.pairs[2::3]] == [0] * 4  # unrelated: another row
+
+
 def test_unrelated_pairs_come_from_other_frames():
     from harness.finetune.cross_encoder import Unit, labelled_pairs
 
@@ -89,7 +100,7 @@ def test_cli_trains_and_the_scorer_runs_it(base_dir, nearmiss_suite, tmp_path, m
     prov = cfg.provenance
     assert prov["final_step"] == prov["steps"] == 6 and prov["resumed_from_step"] is None
     assert (prov["lr"], prov["epochs"], prov["unrelated_per_item"], prov["seed"]) == (2e-5, 1, 1, 13)  # the recipe's own defaults
-    assert prov["data"]["pairs"] == 80 and prov["data"]["positive_pairs"] == 32 and len(prov["data"]["pairs_sha256"]) == 64
+    assert prov["data"]["records_used"] == 16 and prov["data"]["pairs"] == 80 and prov["data"]["positive_pairs"] == 32 and len(prov["data"]["pairs_sha256"]) == 64
     assert prov["data"]["source"].endswith("split train") and len(prov["data"]["files"][0]["sha256"]) == 64
     assert prov["base"]["submission"] == "tiny-enc" and len(prov["base"]["weights_fingerprint"]) == 64
     assert json.loads((out / "finetune-run.json").read_text())["recipe"] == "cross-encoder"
@@ -112,7 +123,7 @@ import sys, time
 import transformers
 step = transformers.Trainer.training_step
 def slow(self, *a, **k):
-    time.sleep(0.4)  # a tiny model trains in milliseconds: give the test time to kill it mid-run
+    time.sleep(1.0)  # a tiny model trains in milliseconds: give the test time to kill it mid-run
     return step(self, *a, **k)
 transformers.Trainer.training_step = slow
 from harness.cli import app
@@ -122,7 +133,15 @@ app()
 
 
 def _complete_checkpoints(folder: Path) -> list[int]:
-    return sorted(int(p.name.split("-")[1]) for p in folder.glob("checkpoint-*") if (p / "trainer_state.json").is_file())
+    """Steps of the checkpoints whose trainer_state.json (the Trainer's last write) is readable."""
+    out = []
+    for p in folder.glob("checkpoint-*"):
+        try:
+            json.loads((p / "trainer_state.json").read_text())
+        except (OSError, ValueError):
+            continue
+        out.append(int(p.name.split("-")[1]))
+    return sorted(out)
 
 
 def test_resume_after_a_real_kill(tiny_st, base_dir, nearmiss_suite, tmp_path):
