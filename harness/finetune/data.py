@@ -33,8 +33,8 @@ from harness.paths import portable
 
 Row = tuple[str, ...]
 
-# Suites that are evaluation only: no file of theirs may be used for training.
-EVAL_ONLY_SUITES = ("nearmiss-hand",)
+# Near-miss suites that are evaluation only: no file of theirs may be used for training.
+EVAL_ONLY_SUITES = ("nearmiss-hand", "sugarcrepe-pp")
 
 
 def recorded_path(path: Path) -> str:
@@ -259,8 +259,10 @@ def evaluation_digests() -> dict[str, str]:
     return out
 
 
-def refuse_evaluation_file(path: Path, digest: str) -> None:
-    suite = evaluation_digests().get(digest)
+def refuse_evaluation_file(path: Path, digest: str, known: dict[str, str] | None = None) -> None:
+    """A one-line error when the file is evaluation data (``known``: evaluation_digests(), computed
+    once by a caller that checks several files)."""
+    suite = (evaluation_digests() if known is None else known).get(digest)
     if suite:
         raise CBenchError(f"this file is the evaluation data of suite '{suite}'; it is never used for training", source=path)
 
@@ -274,17 +276,20 @@ def suite_train_records(suite_ref: str) -> tuple[list, list[TrainFile]]:
     from harness.suites.registry import resolve_suite
 
     suite = resolve_suite(suite_ref, data_dir())
+    if suite.name in EVAL_ONLY_SUITES or suite.evaluation_only_sha256():
+        raise CBenchError(f"suite '{suite.name}' is evaluation only; it is never used for training", source="--data-suite")
     if not isinstance(suite, NearMissSuite):
         raise CBenchError(f"'{suite_ref}' is not a near-miss suite", source="--data-suite")
-    if suite.name in EVAL_ONLY_SUITES:
-        raise CBenchError(f"suite '{suite.name}' is evaluation only; it is never used for training", source="--data-suite")
     records: list = []
     files: list[TrainFile] = []
+    evaluation = evaluation_digests()
     for f in suite.config.files:
         path = suite._locate(f)  # noqa: SLF001 - the suite's own lookup rules
+        digest = sha256_file(path)
+        refuse_evaluation_file(path, digest, evaluation)  # e.g. a suite YAML of another name over an evaluation file
         recs = [r for r in read_records(path, suite.config.format) if isinstance(r, (NearMissItem, Triplet)) and r.split == "train"]
         records += recs
-        files.append(TrainFile(recorded_path(path), sha256_file(path), [], "suite-train", note=f"suite {suite.name}, split train, {len(recs)} records"))
+        files.append(TrainFile(recorded_path(path), digest, [], "suite-train", note=f"suite {suite.name}, split train, {len(recs)} records"))
     if not records:
         raise CBenchError("no 'train' split records (five-text items or triplets)", source=", ".join(t.path for t in files) or suite_ref)
     return records, files
