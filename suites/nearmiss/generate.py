@@ -1,7 +1,7 @@
 """Generate nearmiss-v2: five-text items (anchor, pos_close, pos_far, neg_close, neg_far).
 
-    python -m suites.nearmiss.generate_v2 --out suites/nearmiss/nearmiss-v2.jsonl   # seed 13
-    python -m suites.nearmiss.generate_v2 --check                                  # frames + report
+    python -m suites.nearmiss.generate --out suites/nearmiss/nearmiss-v2.jsonl   # seed 13
+    python -m suites.nearmiss.generate --check                                  # frames + report
 
 Everything the sentences say lives in data: ``frames/<category>.yaml`` (one declarative record
 per frame, see FRAMES.md) and ``pools.yaml`` (slot fillers, split into disjoint test and train
