@@ -77,8 +77,9 @@ class SuiteConfig(BaseModel):
     )
 
 
-# Config fields that change no score: left out of the suite hash.
-UNHASHED_FIELDS = {"description", "leaderboard", "resample_by"}
+# Config fields that change no score: left out of the suite hash. ``frozen_sha256`` (near-miss
+# suites) only checks a file's bytes; results record each dataset's data checksum anyway.
+UNHASHED_FIELDS = {"description", "leaderboard", "resample_by", "frozen_sha256"}
 
 
 @dataclass

@@ -12,13 +12,15 @@ from harness.errors import CBenchError, DataUnavailable
 from harness.model_refs import hub_offline
 from harness.suites.base import Suite
 
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+
 
 class PinnedFile(BaseModel):
     """A data file of a suite YAML: its path, optionally its sha256 and where to download it."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     path: str = Field(description="relative to the suite file or to $CBENCH_DATA_DIR")
-    sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    sha256: str | None = Field(default=None, pattern=SHA256_PATTERN)
     url: str | None = Field(default=None, pattern=r"^https://", description="where to fetch it when absent (online only)")
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from harness.data.nearmiss import CELL_NAMES, CELLS, RECORD_TYPES, Format, NearMissData, NearMissItem, Pair, Triplet, read_records
 from harness.errors import CBenchError
@@ -16,7 +16,7 @@ from harness.names import NAME_PATTERN
 from harness.scorers.base import Scorer
 from harness.sidecar import Comparison, ItemScores, PairScore
 from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig, check_finite
-from harness.suites.files import PinnedFile, checked_digest, locate
+from harness.suites.files import SHA256_PATTERN, PinnedFile, checked_digest, locate
 
 
 # What each comparison of the per-item scores (``_item_comparisons``, ``evaluate``) compares: name ->
@@ -41,6 +41,22 @@ class NearMissSuiteConfig(SuiteConfig):
     split: str | None = Field(default=None, description="keep only records of this split")
     two_positives: bool = Field(default=False, description="positive is a second positive: report tot_accuracy")
     main_metric: str = "triplet_accuracy"
+    frozen_sha256: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
+        default_factory=dict,
+        description="file name -> sha256 of a frozen file (one no generator in the repository remakes): checked on load like "
+        "files[].sha256, but not part of the suite hash, so pinning a file keeps the results made from it valid (the data "
+        "they were scored on is recorded by its checksum in their dataset_revisions)",
+    )
+
+    @model_validator(mode="after")
+    def _frozen_names_files(self) -> NearMissSuiteConfig:
+        files = {f.name: f for f in self.files}
+        for name in self.frozen_sha256:
+            if name not in files:
+                raise ValueError(f"frozen_sha256.{name}: no file of that name (files: {', '.join(files)})")
+            if files[name].sha256 is not None:
+                raise ValueError(f"frozen_sha256.{name}: the file already has a sha256; pin it once")
+        return self
 
 
 class NearMissSuite(Suite):
@@ -77,13 +93,20 @@ class NearMissSuite(Suite):
     def _locate(self, f: NearMissFile) -> Path:
         return locate(self, f, f.name)
 
+    def _checked_digest(self, path: Path, f: NearMissFile) -> str:
+        """The file's sha256, checked against its pin (``files[].sha256`` or ``frozen_sha256``)."""
+        frozen = self.config.frozen_sha256.get(f.name)
+        if frozen is None:
+            return checked_digest(path, f, self, f"files.{f.name}.sha256")
+        return checked_digest(path, f.model_copy(update={"sha256": frozen}), self, f"frozen_sha256.{f.name}")
+
     def _load_all(self) -> dict[str, list]:
         if self._records is not None:
             return self._records
         grouped: dict[str, list] = {}
         for f in self.config.files:
             path = self._locate(f)
-            digest = checked_digest(path, f, self, f"files.{f.name}.sha256")
+            digest = self._checked_digest(path, f)
             records = read_records(path, self.config.format)
             if self.config.split is not None:
                 records = [r for r in records if r.split == self.config.split]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness.data.nearmiss import NearMissItem, read_records
-from suites.nearmiss import generate_v2 as gen
+from suites.nearmiss import generate as gen
 from suites.nearmiss.frames import CATEGORIES, FrameError, load_frames
 
 ROOT = Path(__file__).resolve().parents[2]
