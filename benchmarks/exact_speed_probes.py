@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where an exact CPU backend could still win: the probes behind README's "Why 0.80 is out of reach".
+"""Where an exact CPU backend could still win: the probes behind benchmarks/RESULTS.md's "Why 0.80 is out of reach".
 
 Each probe encodes passages of $CBENCH_DATA_DIR/beir/<collection> with all-MiniLM-L6-v2 (offline
 weights, max_seq_length 256, batch 32) in one process, --repeat times, and prints seconds and the

@@ -1,8 +1,8 @@
-"""The README's "The field" table: offline-ir (with the two published MTEB sets), NevIR and PAWS,
+"""docs/findings.md's "The field" table: offline-ir (with the two published MTEB sets), NevIR and PAWS,
 from the committed results (leaderboard/results), beside the published reference numbers.
 
-    python scripts/field_report.py            # print the markdown
-    python scripts/field_report.py --readme   # replace the block between the README's field markers
+    python scripts/field_report.py           # print the markdown
+    python scripts/field_report.py --write   # replace the block between docs/findings.md's field markers
     python scripts/field_report.py --results-dir DIR   # another results folder
 
 Run by scripts/leaderboard.sh after the runs, so every number in the table comes from a results
@@ -12,7 +12,7 @@ result for.
 
 from __future__ import annotations
 
-import re
+import argparse
 import sys
 from pathlib import Path
 
@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness import results_frame  # noqa: E402
+from scripts.doc_blocks import replace_block  # noqa: E402
+
+PAGE = ROOT / "docs" / "findings.md"  # holds the <!-- field:start --> block
 
 # (header, suite, dataset or "(mean)", metric); the dataset columns of offline-ir are the two sets
 # with a published MTEB number for all-MiniLM-L6-v2.
@@ -64,18 +67,15 @@ def table(results: Path) -> str:
 
 
 def main() -> None:
-    args = sys.argv[1:]
-    results = Path(args[args.index("--results-dir") + 1]) if "--results-dir" in args else ROOT / "leaderboard" / "results"
-    text = table(results)
-    if "--readme" not in args:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results-dir", type=Path, default=ROOT / "leaderboard" / "results")
+    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the field block of PAGE (default {PAGE.relative_to(ROOT)})")
+    args = ap.parse_args()
+    text = table(args.results_dir)
+    if args.write is None:
         print(text, end="")
         return
-    readme = ROOT / "README.md"
-    old = readme.read_text()
-    if "<!-- field:start -->" not in old:
-        raise SystemExit("README.md has no <!-- field:start --> marker")
-    block = "<!-- field:start -->\n" + text + "<!-- field:end -->"
-    readme.write_text(re.sub(r"<!-- field:start -->.*?<!-- field:end -->", lambda _: block, old, flags=re.S))
+    replace_block(args.write, "field", text)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ MODEL_SUITES=(--suite offline-ir --suite classic-ir --suite nearmiss --suite nea
 CONTROL_SUITES=(--suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nevir --suite paws --suite nearmiss-v1)
 # Wall time per submission (cold: nothing cached; a rerun reuses every finished dataset) goes to stderr.
 timed() { local t0=$SECONDS; "$CBENCH" run --model "$@"; echo "leaderboard.sh: $1 took $((SECONDS - t0)) s" >&2; }
-# PAGE_ONLY=1: no runs, only the page and the README tables from the results as they are.
+# PAGE_ONLY=1: no runs, only the page, the README table and the docs tables from the results as they are.
 if [[ -z ${PAGE_ONLY:-} ]]; then
   for sub in "${MODELS[@]}"; do
     timed "$sub" "${MODEL_SUITES[@]}" "$@"
@@ -54,7 +54,7 @@ text = readme.read_text()
 block = "<!-- leaderboard:start -->\n" + "\n\n".join([*notes, *([picks] if picks else [])]) + "\n\n" + table + "\n<!-- leaderboard:end -->"
 readme.write_text(re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->", lambda _: block, text, flags=re.S))
 PY
-# The near-miss tables (controls; frozen vs end-to-end verifiers) between their README markers.
-"${PYTHON:-python3}" scripts/nearmiss_report.py --readme
-# The field table (offline-ir, NevIR and PAWS beside their published numbers) between its markers.
-"${PYTHON:-python3}" scripts/field_report.py --readme
+# The near-miss tables (controls; frozen vs end-to-end verifiers) between their markers in docs/validity.md.
+"${PYTHON:-python3}" scripts/nearmiss_report.py --write
+# The field table (offline-ir, NevIR and PAWS beside their published numbers) between its markers in docs/findings.md.
+"${PYTHON:-python3}" scripts/field_report.py --write

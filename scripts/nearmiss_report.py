@@ -1,7 +1,7 @@
-"""The near-miss tables of the README, from the committed results (leaderboard/results).
+"""The near-miss tables of docs/validity.md, from the committed results (leaderboard/results).
 
-    python scripts/nearmiss_report.py            # print the markdown
-    python scripts/nearmiss_report.py --readme   # replace the block between the README's markers
+    python scripts/nearmiss_report.py           # print the markdown
+    python scripts/nearmiss_report.py --write   # replace the block between docs/validity.md's markers
 
 Run by scripts/leaderboard.sh after the runs, so every number in these tables comes from a
 results file that `make leaderboard` rewrites.
@@ -9,7 +9,7 @@ results file that `make leaderboard` rewrites.
 
 from __future__ import annotations
 
-import re
+import argparse
 import sys
 from pathlib import Path
 
@@ -18,6 +18,9 @@ sys.path.insert(0, str(ROOT))
 
 from harness import results_frame  # noqa: E402
 from harness.submissions import Registry  # noqa: E402
+from scripts.doc_blocks import replace_block  # noqa: E402
+
+PAGE = ROOT / "docs" / "validity.md"  # holds the <!-- nearmiss-report:start --> block
 
 SUITES = ["nearmiss-v1", "nearmiss", "nearmiss-hand", "sugarcrepe-pp"]
 MODELS = ["all-MiniLM-L6-v2", "bm25", "minilm-maxsim", "minilm-transformer-frozen", "minilm-transformer", "minilm-cnn-frozen", "minilm-cnn"]
@@ -61,16 +64,14 @@ def report(results: Path) -> str:
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the nearmiss-report block of PAGE (default {PAGE.relative_to(ROOT)})")
+    args = ap.parse_args()
     text = report(ROOT / "leaderboard" / "results")
-    if "--readme" not in sys.argv:
+    if args.write is None:
         print(text, end="")
         return
-    readme = ROOT / "README.md"
-    block = "<!-- nearmiss-report:start -->\n" + text + "<!-- nearmiss-report:end -->"
-    old = readme.read_text()
-    if "<!-- nearmiss-report:start -->" not in old:
-        raise SystemExit("README.md has no <!-- nearmiss-report:start --> marker")
-    readme.write_text(re.sub(r"<!-- nearmiss-report:start -->.*?<!-- nearmiss-report:end -->", lambda _: block, old, flags=re.S))
+    replace_block(args.write, "nearmiss-report", text)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The reference paper's Experiment 1 (Model A vs Model B, ../shared/docs/paper-code-notes.md §2),
-# sized for 2 CPU cores, then every model on the suites, then the README table.
+# sized for 2 CPU cores, then every model on the suites, then the table (--write: into docs/finetuning.md).
 #   1. cbench finetune --recipe paper-ab: the backbone (BASE, default all-MiniLM-L6-v2) fine-tuned
 #      with MNRL (scale 10) for the same 200 steps (batch 16, max_seq_length 64) per arm and seed,
 #      seeds 13, 14, 15 (SEEDS="13 14" for fewer).
@@ -11,7 +11,7 @@
 #   3. scripts/paper_ab_report.py --base BASE: mean ± sd over seeds, B - A.
 # OUT: runs/paper-ab for all-MiniLM-L6-v2, runs/paper-ab-<BASE> otherwise. Seed 13's two MiniLM
 # models are also the leaderboard submissions minilm-ft-a and minilm-ft-b, which read them from
-# runs/paper-ab (not committed: 2 x 90 MB). Usage: [BASE=all-mpnet-base-v2] scripts/paper_ab.sh [--readme]
+# runs/paper-ab (not committed: 2 x 90 MB). Usage: [BASE=all-mpnet-base-v2] scripts/paper_ab.sh [--write]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CBENCH=${CBENCH:-cbench}

@@ -1,14 +1,14 @@
-"""The README's "Reproducing the paper's Experiment 1" table, from scripts/paper_ab.sh's results.
+"""docs/finetuning.md's "Reproducing the paper's Experiment 1" tables, from scripts/paper_ab.sh's results.
 
     python scripts/paper_ab_report.py --results-dir runs/paper-ab/results            # print it
-    python scripts/paper_ab_report.py --results-dir runs/paper-ab/results --readme   # into README.md
+    python scripts/paper_ab_report.py --results-dir runs/paper-ab/results --write   # into docs/finetuning.md
     python scripts/paper_ab_report.py --base all-mpnet-base-v2 --results-dir runs/paper-ab-all-mpnet-base-v2/results
 
 Rows: the backbone (leaderboard/results/<base>), Model A and Model B (mean ± sample sd
 over the seeds found, submissions ft-a-s<seed> / ft-b-s<seed>), and B - A: relative (%) for
 retrieval, as the paper reports it, and absolute for the near-miss suites. Then one row per run.
---readme writes between the README's <!-- paper-ab:start --> markers (all-MiniLM-L6-v2) or
-<!-- paper-ab:<base>:start --> markers (any other backbone).
+--write [PAGE] writes between PAGE's (default docs/finetuning.md) <!-- paper-ab:start --> markers
+(all-MiniLM-L6-v2) or <!-- paper-ab:<base>:start --> markers (any other backbone).
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness import results_frame  # noqa: E402
+from scripts.doc_blocks import replace_block  # noqa: E402
+
+PAGE = ROOT / "docs" / "finetuning.md"  # holds the paper-ab blocks
 
 SUITES = ["classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp"]
 RETRIEVAL = {"classic-ir", "offline-ir", "nanobeir"}  # reported as relative change, as the paper does
@@ -112,20 +115,13 @@ def main() -> None:
     ap.add_argument("--results-dir", type=Path, default=ROOT / "runs" / "paper-ab" / "results")
     ap.add_argument("--base", default="all-MiniLM-L6-v2", help="the backbone submission (its leaderboard results give the first row)")
     ap.add_argument("--suites", default=" ".join(SUITES), help="space-separated suites, in column order")
-    ap.add_argument("--readme", action="store_true", help="replace the block between the README's paper-ab markers")
+    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the paper-ab block of PAGE (default {PAGE.relative_to(ROOT)})")
     args = ap.parse_args()
     text = report(args.results_dir, args.base, args.suites.split())
-    if not args.readme:
+    if args.write is None:
         print(text, end="")
         return
-    readme = ROOT / "README.md"
-    old = readme.read_text()
-    tag = "paper-ab" if args.base == "all-MiniLM-L6-v2" else f"paper-ab:{args.base}"
-    start, end = f"<!-- {tag}:start -->", f"<!-- {tag}:end -->"
-    if start not in old:
-        raise SystemExit(f"README.md has no {start} marker")
-    block = start + "\n" + text + end
-    readme.write_text(re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, old, flags=re.S))
+    replace_block(args.write, "paper-ab" if args.base == "all-MiniLM-L6-v2" else f"paper-ab:{args.base}", text)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,76 @@
+"""The generated blocks of README.md and docs/: each sits in the page its script writes, and the
+ones made from the committed results are what their scripts print now."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scripts import field_report, nearmiss_report, paper_ab_report
+from scripts.doc_blocks import replace_block
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "leaderboard" / "results"
+
+
+def block(page: Path, tag: str) -> str:
+    text = page.read_text(encoding="utf-8")
+    start, end = f"<!-- {tag}:start -->\n", f"<!-- {tag}:end -->"
+    assert start in text and end in text, f"{page.relative_to(ROOT)} has no {tag} block"
+    return text.split(start, 1)[1].split(end, 1)[0]
+
+
+@pytest.mark.parametrize(
+    ("page", "tag"),
+    [
+        ("README.md", "leaderboard"),
+        ("docs/validity.md", "nearmiss-report"),
+        ("docs/findings.md", "field"),
+        ("docs/finetuning.md", "paper-ab"),
+        ("docs/finetuning.md", "paper-ab:all-mpnet-base-v2"),
+    ],
+)
+def test_each_block_is_in_its_page_once(page, tag):
+    text = (ROOT / page).read_text(encoding="utf-8")
+    assert text.count(f"<!-- {tag}:start -->") == 1 and text.count(f"<!-- {tag}:end -->") == 1
+
+
+def test_the_scripts_write_into_the_docs_pages():
+    assert nearmiss_report.PAGE == ROOT / "docs" / "validity.md"
+    assert field_report.PAGE == ROOT / "docs" / "findings.md"
+    assert paper_ab_report.PAGE == ROOT / "docs" / "finetuning.md"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not any(f"<!-- {tag}:start -->" in readme for tag in ("nearmiss-report", "field", "paper-ab"))
+
+
+def test_nearmiss_report_block_is_current():
+    assert block(nearmiss_report.PAGE, "nearmiss-report") == nearmiss_report.report(RESULTS)
+
+
+def test_field_block_is_current():
+    assert block(field_report.PAGE, "field") == field_report.table(RESULTS)
+
+
+def test_replace_block_replaces_only_its_block(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("intro\n<!-- a:start -->\nold\n<!-- a:end -->\nmiddle\n<!-- b:start -->\nkept\n<!-- b:end -->\n")
+    replace_block(page, "a", "new\n")
+    assert page.read_text() == "intro\n<!-- a:start -->\nnew\n<!-- a:end -->\nmiddle\n<!-- b:start -->\nkept\n<!-- b:end -->\n"
+
+
+def test_replace_block_names_the_page_without_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="page.md: no <!-- a:start -->"):
+        replace_block(page, "a", "x\n")
+    assert page.read_text() == "no markers\n"
+
+
+def test_write_option_fills_the_given_page(tmp_path):
+    page = tmp_path / "findings.md"
+    page.write_text("# t\n<!-- field:start -->\n<!-- field:end -->\n")
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "field_report.py"), "--write", str(page)], check=True, cwd=tmp_path)
+    assert block(page, "field") == field_report.table(RESULTS)
