@@ -218,13 +218,13 @@ def submissions_validate(
         for f in files:
             try:
                 sub = load_submission(f)
-                out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False, markup=False)
+                out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False, markup=False, soft_wrap=True)
             except CBenchError as e:
                 problems.append(e)
     else:
         registry = Registry(submissions_dir)
         for sub in registry.all().values():
-            out_console.print(f"ok: {sub.path} ({sub.kind} '{sub.name}')", highlight=False, markup=False)
+            out_console.print(f"ok: {sub.path} ({sub.kind} '{sub.name}')", highlight=False, markup=False, soft_wrap=True)
         problems = registry.problems
     for e in problems:
         for line in e.lines:
