@@ -140,30 +140,38 @@ class Registry:
         return [p for _d, p in self._found()]
 
     def all(self) -> dict[str, Submission]:
-        """Every submission that loads, by name (problems with the others: ``problems``)."""
+        """Every submission that loads and is the only one with its name (problems with the others:
+        ``problems``; a name two files claim is nobody's, whether either loads or not)."""
         if self._by_name is None:
-            self._by_name = {}
+            loaded: list[tuple[Path, Submission | CBenchError, str]] = []  # (file, submission or why not, name it claims)
+            claims: dict[str, list[Path]] = {}
             for folder, path in self._found():
                 try:
                     sub = load_submission(path, folder)
+                    loaded.append((path, sub, sub.name))
                 except CBenchError as e:
+                    loaded.append((path, e, _claimed_name(path)))
+                claims.setdefault(loaded[-1][2], []).append(path)
+            self._by_name = {}
+            for path, what, name in loaded:
+                first = claims[name][0]
+                if isinstance(what, CBenchError):
+                    self._problems.append(what)
+                    for key in (name, path.stem):
+                        self._broken.setdefault(key, what)
+                if first != path:
+                    e = CBenchError(f"name '{name}' is also used by {first}", source=path, field="name")
                     self._problems.append(e)
-                    for name in (_claimed_name(path), path.stem):
-                        self._broken.setdefault(name, e)
-                    continue
-                if sub.name in self._by_name or sub.name in self._broken:
-                    first = self._by_name.pop(sub.name, None)
-                    other = first.path if first is not None else self._broken[sub.name].source
-                    e = CBenchError(f"name '{sub.name}' is also used by {other}", source=path, field="name")
-                    self._problems.append(e)
-                    self._broken[sub.name] = e
-                    continue
-                self._by_name[sub.name] = sub
+                    self._broken.setdefault(name, e)
+                elif isinstance(what, Submission) and len(claims[name]) == 1:
+                    self._by_name[name] = what
+            for name in self._by_name.keys() & self._broken.keys():  # a file stem of a broken file
+                del self._broken[name]
         return self._by_name
 
     @property
     def problems(self) -> list[CBenchError]:
-        """Why files in the submission folders were left out (one error per file, each with its lines)."""
+        """Why files in the submission folders were left out, in file order (each error with its lines)."""
         self.all()
         return list(self._problems)
 

@@ -90,3 +90,15 @@ def test_validate_list_and_check_report_every_problem(folder, tmp_path):
     (tmp_path / "res").mkdir()
     r = invoke("leaderboard", "--check", "--results-dir", str(tmp_path / "res"), "--submissions-dir", str(folder))
     assert r.exit_code == 2 and lines(r.stderr) == expected
+
+
+def test_a_name_two_files_claim_is_nobodys(tmp_path, monkeypatch):
+    monkeypatch.delenv("CBENCH_SUBMISSIONS", raising=False)
+    (tmp_path / "a.yaml").write_text("name: twice\nkind: lexical\nk1: many\n")  # does not validate, but claims the name
+    (tmp_path / "b.yaml").write_text("name: twice\nkind: lexical\n")
+    write_lexical(tmp_path, "other")
+    reg = Registry([tmp_path])
+    assert "twice" not in reg.all() and "other" in reg.all()
+    assert [p.line for p in reg.problems][1] == f"{tmp_path / 'b.yaml'}: name: name 'twice' is also used by {tmp_path / 'a.yaml'}"
+    with pytest.raises(CBenchError, match="k1: Input should be a valid number"):
+        reg.get("twice")
