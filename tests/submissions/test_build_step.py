@@ -1,16 +1,17 @@
 """A submission's ``build:`` step (weights the repository does not ship): not hashed, named in one
 line when its output is missing, shown by `cbench submissions list` (first in the reproduce
-command: tests/leaderboard/test_lb_printed_commands.py); and every shipped submission either loads or says in one line what makes it runnable."""
+command: tests/leaderboard/test_lb_printed_commands.py); and every shipped submission either loads
+or says in one line what makes it runnable."""
 
 from __future__ import annotations
 
 import pytest
-from cbench_testutil import write_beir, TINY_DOCS, TINY_QRELS, TINY_QUERIES
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from typer.testing import CliRunner
 
 from harness.cli import app
 from harness.errors import CBenchError
-from harness.paths import DEFAULT_RESULTS_DIR
+from harness.paths import DEFAULT_RESULTS_DIR, PROJECT_ROOT
 from harness.results import read_results
 from harness.run_context import RunContext
 from harness.scorers.base import BuildStep
@@ -60,7 +61,7 @@ def test_unbuilt_weights_stop_the_run_in_one_line_naming_the_build(tmp_path, mon
     assert r.exit_code == 2 and "Traceback" not in r.output
     (line,) = stderr_lines(r)
     assert line.startswith(f"error: {subs / 'tiny-ft.yaml'} (submission tiny-ft): build: '{tmp_path / 'weights' / 'tiny'}' does not exist: ")
-    assert line.endswith("it is built by `make tiny-weights`, run in " + str(DEFAULT_RESULTS_DIR.parent.parent) + " (about a minute on CPU)")
+    assert line.endswith("it is built by `make tiny-weights`, run in " + str(PROJECT_ROOT) + " (about a minute on CPU)")
     assert not (tmp_path / "res").exists()
 
     listed = invoke("submissions", "list", "--submissions-dir", str(subs))
