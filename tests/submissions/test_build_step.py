@@ -103,11 +103,11 @@ def test_every_shipped_submission_loads_or_says_in_one_line_what_makes_it_runnab
             else:
                 assert "the hub is offline (HF_HUB_OFFLINE=1) and it is not in the local cache" in line, line
                 outcomes[name] = "hub"
-    built = [n for n, s in subs.items() if s.config.build is not None]
-    assert sorted(built) == ["minilm-ft-a", "minilm-ft-b"]
-    assert all(outcomes[n] in ("runnable", "make paper-ab") for n in built)
+    built = {n: s.config.build.command for n, s in subs.items() if s.config.build is not None}
+    assert built == {"minilm-cross": "make minilm-cross", "minilm-ft-a": "make paper-ab", "minilm-ft-b": "make paper-ab"}
+    assert all(outcomes[n] in ("runnable", command) for n, command in built.items())
     assert outcomes["all-MiniLM-L6-v2"] == outcomes["bm25"] == outcomes["minilm-cnn"] == "runnable"
 
     for name in [n for n in built if outcomes[n] != "runnable"]:  # and the command line says it so
         r = invoke("run", "--model", name, "--suite", "nearmiss", "--results-dir", "/nonexistent-results")
-        assert r.exit_code == 2 and len(stderr_lines(r)) == 1 and "it is built by `make paper-ab`" in r.stderr
+        assert r.exit_code == 2 and len(stderr_lines(r)) == 1 and f"it is built by `{built[name]}`" in r.stderr
