@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -32,6 +33,17 @@ SubmissionsDir = Annotated[
 ]
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final table.")]
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that ``finally`` blocks
+    (a results file's lock) run before the process ends."""
+
+    exit_code = 128 + signal.SIGTERM
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated()
 
 
 def os_error(e: OSError) -> CBenchError:
@@ -89,6 +101,9 @@ def run(
         if all_submissions == bool(model):
             raise CBenchError("give --model (repeatable) or --all, not both" if model else "give --model NAME (repeatable) or --all", source="run")
         registry = Registry(submissions_dir)
+        if all_submissions:  # a file that does not load blocks only itself: said, the others run
+            for problem in registry.problems:
+                _warn_lines(problem)
         refs = list(registry.all()) if all_submissions else list(dict.fromkeys(model or []))
         for ref in refs:
             sub = registry.resolve(ref)
@@ -114,6 +129,16 @@ def run(
         )
         ray_options = {"address": ray_address, "shards": shards, "cpus_per_task": cpus_per_task} if executor == "ray" else {}
         done = execute(request, executor, **ray_options)
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (Terminated): the locks are released by now
+        kept = results_dir or DEFAULT_RESULTS_DIR
+        how = "terminated" if isinstance(e, Terminated) else "interrupted"
+        err_console.print(
+            f"{how}: every dataset finished before it is kept in {kept} (results are written after each one); run the same command again to resume from there",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
+        raise typer.Exit(getattr(e, "exit_code", 130)) from None
     except CBenchError as e:
         for sub in subs:
             if sub.path is not None and e.source == f"submission {sub.name}":
@@ -152,41 +177,59 @@ def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = Fal
         err_console.print(f"texts encoded this run: {texts_encoded}", highlight=False)
 
 
+def _warn_lines(e: CBenchError) -> None:
+    for line in e.lines:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
+
+
 @submissions_app.command("list")
 def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
-    """List registered submissions."""
+    """List registered submissions and whether each runs as it is (or which command builds its weights); exit 2 when a file does not load."""
     from rich.table import Table
 
     from harness.submissions import Registry
 
-    try:
-        subs = Registry(submissions_dir).all()
-    except CBenchError as e:
-        fail(e)
+    registry = Registry(submissions_dir)
+    subs = registry.all()
     table = Table()
-    for col in ("name", "kind", "model", "parameters", "file"):
+    for col in ("name", "kind", "model", "parameters", "status", "file"):
         table.add_column(col, no_wrap=col == "name")
     for s in subs.values():
         params = s.config.parameters
-        table.add_row(s.name, s.kind, escape(str(getattr(s.config, "model", "") or "")), f"{params:,}" if params else "", escape(str(s.path)))
+        table.add_row(s.name, s.kind, escape(str(getattr(s.config, "model", "") or "")), f"{params:,}" if params else "", escape(s.status), escape(str(s.path)))
     print_table(table)
+    for problem in registry.problems:
+        for line in problem.lines:
+            err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+    if registry.problems:
+        raise typer.Exit(EXIT_BAD_INPUT)
 
 
 @submissions_app.command("validate")
-def submissions_validate(files: Annotated[list[Path], typer.Argument(help="Submission YAML files.")]) -> None:
+def submissions_validate(
+    files: Annotated[list[Path] | None, typer.Argument(help="Submission YAML files (default: every one in the submission folders).")] = None,
+    submissions_dir: SubmissionsDir = None,
+) -> None:
     """Validate submission files: exit 0 when all are valid, 2 with one line per problem otherwise."""
-    from harness.submissions import load_submission
+    from harness.submissions import Registry, load_submission
 
-    bad = False
-    for f in files:
-        try:
-            sub = load_submission(f)
-            out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False, markup=False)
-        except CBenchError as e:
-            bad = True
-            for line in e.lines:
-                err_console.print(line, highlight=False, soft_wrap=True)
-    raise typer.Exit(EXIT_BAD_INPUT if bad else 0)
+    problems: list[CBenchError] = []
+    if files:
+        for f in files:
+            try:
+                sub = load_submission(f)
+                out_console.print(f"ok: {f} ({sub.kind} '{sub.name}')", highlight=False, markup=False, soft_wrap=True)
+            except CBenchError as e:
+                problems.append(e)
+    else:
+        registry = Registry(submissions_dir)
+        for sub in registry.all().values():
+            out_console.print(f"ok: {sub.path} ({sub.kind} '{sub.name}')", highlight=False, markup=False, soft_wrap=True)
+        problems = registry.problems
+    for e in problems:
+        for line in e.lines:
+            err_console.print(line, highlight=False, soft_wrap=True)
+    raise typer.Exit(EXIT_BAD_INPUT if problems else 0)
 
 
 @suites_app.command("list")
@@ -257,6 +300,7 @@ def main() -> None:
     # transformers resets its logger's level when it first logs (after setup_logging ran): its
     # warnings (e.g. during an OpenVINO export) would reach stderr even with --quiet.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    signal.signal(signal.SIGTERM, _terminate)  # unwind like Ctrl-C: no results lock left behind
     try:
         app()
     except KeyboardInterrupt:

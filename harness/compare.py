@@ -31,6 +31,7 @@ from harness.sidecar import ItemScores, main_values, read_sidecar, sidecar_path,
 from harness.stats.intervals import CONFIDENCE, N_RESAMPLES, SEED, mean_ci
 from harness.stats.paired import N_PERMUTATIONS, at_floor, discordant, mcnemar_floor, mcnemar_p, permutation_floor, permutation_p
 from harness.stats.units import count_units
+from harness.submissions.reproduce import recorded_folders, run_command, suite_arg
 
 SUITE_ROW = "(suite)"
 Test = Literal["mcnemar-exact", "paired-permutation", "stratified-paired-permutation"]
@@ -78,10 +79,11 @@ def load_scored(results_dir: Path, submission: str, suite: str, ref: str | None 
     path = results_path(results_dir, submission, suite)
     ref = ref or suite
     if not path.is_file():
-        raise CBenchError(f"no results file; run: cbench run --model {submission} --suite {ref}", source=path)
+        raise CBenchError(f"no results file; run: {run_command(submission, [ref], results_dir=results_dir)}", source=path)
     r = read_results(path)
     spath = sidecar_path(path)
-    rerun = f"rerun: cbench run --model {submission} --suite {ref} --overwrite"
+    again = ref if ref != suite else suite_arg(suite, r)  # a suite named by its results: where they came from
+    rerun = f"rerun: {run_command(submission, [again], results_dir=results_dir, folders=recorded_folders(r.metadata.submission_file), options=['--overwrite'])}"
     if not spath.is_file():
         raise CBenchError(f"no per-item scores (results made before cbench kept them); {rerun}", source=spath)
     sc = read_sidecar(spath)
@@ -187,7 +189,7 @@ def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = Non
     if declared_unit is not None and not clustered:
         notes.append(
             f"the suite resamples by {declared_unit}, but these per-item scores carry no {plural(declared_unit)} (written before they were kept): "
-            f"tested item by item, too confidently; cbench run --model A --suite {ref or suite} (without --overwrite) adds them, nothing rescored"
+            f"tested item by item, too confidently; {run_command('A', [ref or suite], results_dir=results_dir)} (without --overwrite) adds them, nothing rescored"
         )
     mcnemar = _outcomes(ra.task, pairs) and not clustered
     if clustered and _outcomes(ra.task, pairs):

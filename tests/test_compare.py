@@ -110,12 +110,12 @@ def test_missing_sidecar_is_one_line_asking_for_overwrite(scored, tmp_path):
     r = invoke("compare", "bm25", "control-jaccard", "--suite", "tiny-triplets", "--results-dir", str(copy))
     assert r.exit_code == 2 and "Traceback" not in r.output
     (line,) = [ln for ln in r.stderr.splitlines() if ln.strip()]
-    assert line == (
+    assert line == (  # the suite by the file its results recorded (no shipped suite has that name), the results folder
         f"error: {gone}: no per-item scores (results made before cbench kept them); "
-        "rerun: cbench run --model control-jaccard --suite tiny-triplets --overwrite"
+        f"rerun: cbench run --model control-jaccard --suite {scored[1]['tiny-triplets']} --results-dir {copy} --overwrite"
     )
     r = invoke("compare", "bm25", "nobody", "--suite", "tiny-triplets", "--results-dir", str(copy))
-    assert r.exit_code == 2 and "no results file; run: cbench run --model nobody --suite tiny-triplets" in r.stderr
+    assert r.exit_code == 2 and f"no results file; run: cbench run --model nobody --suite tiny-triplets --results-dir {copy}" in r.stderr
 
 
 def test_different_items_are_refused(scored, tmp_path):
@@ -268,6 +268,6 @@ def test_per_item_scores_without_the_suites_units_are_tested_item_by_item_with_a
     rep = report(copy, "bm25", "control-jaccard", str(suites["tiny-frames"]))
     assert rep.resampling_unit == "item" and all(r.units == r.n for r in rep.datasets)
     (note,) = [n for n in rep.notes if "carry no frames" in n]
-    assert f"cbench run --model A --suite {suites['tiny-frames']} (without --overwrite) adds them" in note
+    assert f"cbench run --model A --suite {suites['tiny-frames']} --results-dir {copy} (without --overwrite) adds them" in note
     assert report(res, "bm25", "control-jaccard", str(suites["tiny-frames"])).resampling_unit == "frame"  # the originals
     assert not any("carry no" in n for n in report(res, "bm25", "control-jaccard", "tiny-frames").notes)

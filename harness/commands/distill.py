@@ -4,8 +4,9 @@ model2vec runs the encoder once over every token of its vocabulary, keeps one ve
 token (mean-pooled the way the encoder pools), reduces it with PCA and weights it by token
 frequency (SIF). The result is a folder that `kind: static` submissions load.
 
-Needs model2vec's `distill` extra (the `skeletoken` package); without it the command stops
-with one line that says what to install.
+Needs model2vec's `distill` extra (the `skeletoken` package), which `make install` does not
+install (see SKELETOKEN_PIN); without it the command stops, before it loads anything, with one
+line naming the install command for the Python that runs cbench.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import contextlib
 import json
 import os
 import re
+import shlex
 import shutil
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -30,7 +33,14 @@ from harness.ui import err_console, fail, out_console
 SOURCE = "distill"
 # skeletoken 0.4.x declares transformers>=4.55, which would replace the transformers that
 # pylate pins; it works with the pinned one, so install it without its dependencies.
-SKELETOKEN_HINT = "pip install --no-deps 'skeletoken>=0.4.1,<0.5'"
+SKELETOKEN_PIN = "skeletoken>=0.4.1,<0.5"
+
+
+def install_hint(requirement: str, *, no_deps: bool = False) -> str:
+    """The pip command that installs ``requirement`` into the Python running cbench (``.venv`` after
+    ``make install``, whichever ``pip`` is first on PATH)."""
+    words = [sys.executable, "-m", "pip", "install", *(["--no-deps"] if no_deps else []), requirement]
+    return shlex.join(words)
 
 
 class Quantize(str, Enum):
@@ -109,7 +119,7 @@ def _import_distill():
         # model2vec says "`skeletoken`, is required ..." without setting ImportError.name.
         found = re.search(r"`([^`]+)`", str(e))
         missing = getattr(e, "name", None) or (found.group(1) if found else str(e).splitlines()[0])
-        hint = SKELETOKEN_HINT if missing == "skeletoken" else f"pip install {missing}"
+        hint = install_hint(SKELETOKEN_PIN, no_deps=True) if missing == "skeletoken" else install_hint(missing)
         raise CBenchError(f"needs model2vec's distill extra; module '{missing}' is not installed: {hint}", source=SOURCE) from None
     return distill
 
@@ -151,6 +161,8 @@ def distill_submission(
         raise
     if sub.kind != "encoder":
         raise CBenchError(f"'{sub.name}' is a {sub.kind} submission; distill needs an encoder (a sentence-transformers model)", source=SOURCE, field="--from")
+    distill = _import_distill()  # before anything is loaded or fetched
+    sub.check_built()
     cfg = sub.config
     source = f"{sub.path} (submission {sub.name})" if sub.path else f"submission {sub.name}"
     resolved = resolve_model(cfg.model, cfg.revision, source=source)
@@ -160,7 +172,6 @@ def distill_submission(
     out = out.expanduser()
     if out.exists() and (not out.is_dir() or any(out.iterdir())) and not overwrite:
         raise CBenchError("exists and is not empty; pass --overwrite to replace it", source=out, field="--out")
-    distill = _import_distill()
 
     t0 = time.perf_counter()
     try:
@@ -217,8 +228,7 @@ def distill_cmd(
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Distill a static (model2vec) model from an encoder submission, offline, and save it."""
-    import sys
+    """Distill a static (model2vec) model from an encoder submission, offline, and save it. Needs the skeletoken package, which make install leaves out: the command says how to install it."""
 
     from harness.ui import Progress, setup_logging
 

@@ -38,16 +38,20 @@ def leaderboard(
     from harness.submissions import Registry
 
     rdir = results_dir or DEFAULT_RESULTS_DIR
+    registry = Registry(submissions_dir)
     try:
-        subs = Registry(submissions_dir).all()
+        subs = registry.all()
         if check:
-            _check(rdir, subs)
+            _check(rdir, subs, registry.problems)
             return
         from harness.leaderboard.collect import build
 
         lb = build(rdir, subs, retrieval=retrieval, composition=composition, cost_dir=cost_dir)
     except CBenchError as e:
         fail(e)
+    for problem in registry.problems:  # its results show as unregistered
+        for line in problem.lines:
+            err_console.print(f"[yellow]warning:[/yellow] {escape(line)} (left out of the submissions)", highlight=False, soft_wrap=True)
     for w in lb.warnings:
         err_console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
     if fmt is Format.rich:
@@ -62,12 +66,14 @@ def leaderboard(
         err_console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
 
 
-def _check(rdir: Path, subs: dict) -> None:
+def _check(rdir: Path, subs: dict, bad_submissions: list[CBenchError]) -> None:
     from harness.leaderboard.check import check_results
 
     problems, n = check_results(rdir, subs)
+    problems = [*bad_submissions, *problems]  # submission files that do not load, then the results
     for p in problems:
-        err_console.print(p.line, highlight=False, soft_wrap=True)
+        for line in p.lines:
+            err_console.print(line, highlight=False, soft_wrap=True)
     if problems:
         raise typer.Exit(EXIT_BAD_INPUT)
     out_console.print(f"ok: {n} results file{'s' if n != 1 else ''} in {rdir}", highlight=False, soft_wrap=True, markup=False)

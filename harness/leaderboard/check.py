@@ -21,6 +21,7 @@ from pathlib import Path
 from harness.errors import CBenchError
 from harness.results import Results, read_results, results_files
 from harness.sidecar import SUFFIX, read_sidecar, results_path_of, sidecar_path, sidecar_problems
+from harness.submissions.reproduce import extra_folders, run_command, suite_arg
 
 
 def _problem(path: Path, field: str, message: str) -> CBenchError:
@@ -60,7 +61,7 @@ def check_results(results_dir: Path, subs: dict) -> tuple[list[CBenchError], int
                     path,
                     "metadata.submission_hash",
                     f"'{r.metadata.submission_hash}' but submission '{sub.name}'{where} now hashes to '{sub.hash}'; "
-                    f"rerun: cbench run --model {sub.name} --suite {r.suite} --overwrite",
+                    f"rerun: {run_command(sub.name, [suite_arg(r.suite, r)], results_dir=results_dir, folders=extra_folders(sub, subs), options=['--overwrite'])}",
                 )
             )
     for spath in sorted(results_dir.glob(f"*/*{SUFFIX}")):

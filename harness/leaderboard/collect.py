@@ -7,7 +7,6 @@ before every dataset was done).
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from harness.leaderboard.significance import Marks, mark
 from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
 from harness.results import Results, read_results, results_files
 from harness.scorers.registry import SCORERS
+from harness.submissions.reproduce import extra_folders, is_folder_run, run_command, suite_arg
 from harness.suites.base import SuiteFacts
 from harness.suites.registry import find_suite, shipped_suites, suite_facts
 
@@ -273,6 +273,25 @@ def all_facts(found: dict[tuple[str, str], tuple[Path, Results]]) -> dict[str, S
     return facts
 
 
+def folder_cells(
+    runs: list[Results], cells: dict[str, Cell], axis_revisions: dict[str, set[str]], metric: str, axis: str
+) -> list[str]:
+    """Fill ``cells`` (an axis dataset -> cell; only the empty ones) from a submission's BEIR-folder
+    runs ``runs`` on the same data (the same dataset revision as the axis results record); the notes
+    for runs whose data no column holds."""
+    notes: list[str] = []
+    for r in runs:
+        ((ds, metrics),) = r.datasets.items()
+        revision = r.metadata.dataset_revisions.get(ds)
+        column = next((c for c, revs in axis_revisions.items() if revision is not None and revision in revs), None)
+        if column is None:
+            notes.append(f"results for the BEIR folder '{r.suite}' ({r.main_metric} {metrics.get(r.main_metric, float('nan')):.4f}): no {axis} column holds the same data")
+        elif cells[column].value is None and metrics.get(metric) is not None:
+            limited = _limited(r)
+            cells[column] = Cell(metrics[metric], f"from the run on the BEIR folder '{r.suite}' ({r.submission}/{r.suite}.json)" + (f"; {limited}" if limited else ""))
+    return notes
+
+
 # -- building --------------------------------------------------------------------------------
 
 
@@ -324,6 +343,7 @@ def build(
     comp_metric = _metric(comp_results, facts[composition].main_metric if composition in facts else "triplet_accuracy")
     second_metric = _metric(second_results, facts[second].main_metric if second in facts else "triplet_accuracy")
     ret_datasets = _ordered_keys(ret_results)
+    axis_revisions = {ds: {v for r in ret_results if (v := r.metadata.dataset_revisions.get(ds))} for ds in ret_datasets}
     categories = _ordered_keys(comp_results, list(facts[composition].category_order) if composition in facts else None)
 
     names = sorted({sub for sub, _suite in found})
@@ -348,13 +368,19 @@ def build(
         kind = sub.kind if sub is not None else str(config.get("kind", "unknown"))
         # controls have no retrieval; the command reruns what they were run on
         suites = [s for s in (composition, second, *extras) if s and name in by_suite.get(s, {})] if is_control(kind) else [s for s in (ret_suite, composition, second) if s]
-        cmd = ["cbench", "run", "--model", name]
-        for s in suites:
-            cmd += ["--suite", s]
         limits = {r.metadata.limit_queries for r in (r_ret, r_comp, r_second) if r is not None and r.metadata.limit_queries}
-        if limits:
-            cmd += ["--limit-queries", str(max(limits))]
+        reproduce = run_command(
+            name,
+            [suite_arg(s, by_suite.get(s, {}).get(name) or next(iter(by_suite.get(s, {}).values()), None)) for s in suites],
+            results_dir=results_dir,
+            folders=extra_folders(sub, registry_subs) if sub is not None else [],
+            build=sub.config.build if sub is not None else None,
+            options=["--limit-queries", str(max(limits))] if limits else [],
+        )
         ret_cell = suite_cell(r_ret) if ret_suite else Cell(None, "no retrieval suite has results")
+        ret_cells = {ds: dataset_cell(r_ret, ds, ret_metric) for ds in ret_datasets}
+        folder_runs = [r for r in own if r.suite != ret_suite and is_folder_run(r)]
+        notes += folder_cells(folder_runs, ret_cells, axis_revisions, ret_metric, label_of(labels, ret_suite))
         rows.append(
             Row(
                 submission=name,
@@ -362,9 +388,9 @@ def build(
                 parameters=sub.config.parameters if sub is not None else config.get("parameters"),
                 description=sub.config.description if sub is not None else str(config.get("description", "")),
                 registered=sub is not None,
-                reproduce=shlex.join(cmd),
+                reproduce=reproduce,
                 retrieval=ret_cell,
-                retrieval_datasets={ds: dataset_cell(r_ret, ds, ret_metric) for ds in ret_datasets},
+                retrieval_datasets=ret_cells,
                 composition=suite_cell(r_comp),
                 categories={c: dataset_cell(r_comp, c, comp_metric) for c in categories},
                 false_accept=aggregate_cell(r_comp, FALSE_ACCEPT),

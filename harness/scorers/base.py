@@ -23,13 +23,26 @@ from harness.search import exact_search
 log = logging.getLogger("cbench")
 
 # Fields that describe a submission but do not change its scores (left out of its hash).
-DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance"})
+# ``build`` says how to make its weights, not what they are: the fingerprints recorded in results
+# ("the model weights ... changed") cover those.
+DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance", "build"})
 
 
 def config_hash(config: BaseModel) -> str:
     """Hash of the fields of a submission that change scores (not description, authors, ...)."""
     data = config.model_dump(mode="json", exclude=set(DESCRIPTIVE_FIELDS))
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class BuildStep(BaseModel):
+    """How to make files a submission needs that the repository does not ship (e.g. fine-tuned
+    weights): ``cbench run`` stops with one line naming ``command`` while one of ``makes`` is missing."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str = Field(min_length=1, description="the shell command that makes them, run in the cbench repository's root (e.g. make paper-ab)")
+    time: str = Field(min_length=1, description="about how long it takes, and on what (e.g. several hours on CPU)")
+    makes: list[str] = Field(min_length=1, description="the files or folders it makes, relative to the submission file's folder")
 
 
 class SubmissionBase(BaseModel):
@@ -45,6 +58,7 @@ class SubmissionBase(BaseModel):
     license: str | None = None
     parameters: int | None = Field(default=None, ge=0, description="number of parameters")
     provenance: dict[str, Any] | None = Field(default=None, description="how the model was made (written by cbench finetune); descriptive only")
+    build: BuildStep | None = Field(default=None, description="how to make weights the repository does not ship; not hashed")
 
     # Fields added after results were published: left out of dumps (hash, results'
     # submission_config) while they hold their default, so older results keep their hashes.
@@ -52,12 +66,13 @@ class SubmissionBase(BaseModel):
 
     @model_serializer(mode="wrap")
     def _omit_empty_provenance(self, handler):
-        """Dumps (results' submission_config) of submissions without provenance, or with a newer
+        """Dumps (results' submission_config) of submissions without provenance or build, or with a newer
         field at its default (``omitted_when_default``), stay as they were."""
         data = handler(self)
         if isinstance(data, dict):
-            if data.get("provenance") is None:
-                data.pop("provenance", None)
+            for key in ("provenance", "build"):
+                if data.get(key) is None:
+                    data.pop(key, None)
             fields = type(self).model_fields
             for name in self.omitted_when_default:
                 if name in data and getattr(self, name) == fields[name].default:

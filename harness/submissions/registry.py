@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.errors import CBenchError
-from harness.paths import submission_dirs
+from pydantic import ConfigDict
+
+from harness.errors import CBenchError, ValidationFailed
+from harness.paths import PROJECT_ROOT, submission_dirs
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer, SubmissionBase, config_hash
+from harness.scorers.base import BuildStep, Scorer, SubmissionBase, config_hash
 from harness.scorers.registry import SCORERS
 from harness.yamlfile import load_yaml, validate_as
 
@@ -25,6 +27,7 @@ def dependency_fields(config: SubmissionBase) -> tuple[str, ...]:
 class Submission:
     config: SubmissionBase
     path: Path | None  # None for ad-hoc submissions built from a model id
+    folder: Path | None = None  # the submission folder it was found in, as given (None: not from a Registry)
 
     @property
     def name(self) -> str:
@@ -44,57 +47,140 @@ class Submission:
         """How error lines name this submission: its file and name, or its name."""
         return f"{self.path} (submission {self.name})" if self.path else f"submission {self.name}"
 
+    @property
+    def unbuilt(self) -> list[Path]:
+        """What its ``build`` step makes that is not there yet (empty: nothing to build)."""
+        build = self.config.build
+        if build is None:
+            return []
+        base = self.path.parent if self.path is not None else Path.cwd()
+        return [q for q in ((base / m).resolve() for m in build.makes) if not q.exists()]
+
+    @property
+    def status(self) -> str:
+        """``runnable``, or ``needs `<build command>` (<time>)`` while its build step's output is missing."""
+        build = self.config.build
+        return f"needs `{build.command}` ({build.time})" if build is not None and self.unbuilt else "runnable"
+
+    def check_built(self) -> None:
+        """One line naming the build command while what it makes is missing."""
+        build: BuildStep | None = self.config.build
+        if build is None or not (missing := self.unbuilt):
+            return
+        raise CBenchError(
+            f"'{missing[0]}' does not exist: it is built by `{build.command}`, run in {PROJECT_ROOT} ({build.time})",
+            source=self.source,
+            field="build",
+        )
+
+
+class _CommonFields(SubmissionBase):
+    """The fields every kind has, other keys let through: what can be checked without a kind."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
 
 def parse_submission(data: object, source: Path | str) -> SubmissionBase:
-    if isinstance(data, dict) and "kind" in data:
-        kind = data["kind"]
-        if not isinstance(kind, str) or kind not in SCORERS:
-            known = sorted(SCORERS)
-            guess = difflib.get_close_matches(str(kind), known, n=1)
-            hint = f" (did you mean '{guess[0]}'?)" if guess else ""
-            raise CBenchError(f"unknown kind '{kind}'{hint}; known kinds: {', '.join(known)}", source=source, field="kind")
-        return validate_as(SCORERS[kind].Config, data, source)
+    """The submission's config; a bad one raises every problem found, one line each (a missing or
+    unknown kind, then the other fields as the kind it suggests, or the fields every kind has)."""
+    if isinstance(data, dict) and isinstance(data.get("kind"), str) and data["kind"] in SCORERS:
+        return validate_as(SCORERS[data["kind"]].Config, data, source)
     if isinstance(data, dict):
-        raise CBenchError(f"missing; one of: {', '.join(sorted(SCORERS))}", source=source, field="kind")
+        known = sorted(SCORERS)
+        guess = None
+        if "kind" in data:
+            kind = data["kind"]
+            found = difflib.get_close_matches(str(kind), known, n=1)
+            guess = found[0] if found else None
+            hint = f" (did you mean '{guess}'?)" if guess else ""
+            problem = CBenchError(f"unknown kind '{kind}'{hint}; known kinds: {', '.join(known)}", source=source, field="kind")
+        else:
+            problem = CBenchError(f"missing; one of: {', '.join(known)}", source=source, field="kind")
+        raise ValidationFailed([problem, *_problems_beyond_kind(data, guess, source)])
     return validate_as(SubmissionBase, data, source)  # raises the "expected a mapping" error
 
 
-def load_submission(path: Path) -> Submission:
-    return Submission(parse_submission(load_yaml(path), path), path)
+def _problems_beyond_kind(data: dict, guess: str | None, source: Path | str) -> list[CBenchError]:
+    """The other problems of a submission whose kind is missing or unknown: as ``guess`` (the kind
+    the kind line suggests), else in the fields every kind has."""
+    model = SCORERS[guess].Config if guess else _CommonFields
+    try:
+        validate_as(model, {**data, "kind": guess or "?"}, source)
+    except ValidationFailed as e:
+        return [p for p in e.problems if p.field != "kind"]
+    return []
+
+
+def load_submission(path: Path, folder: Path | None = None) -> Submission:
+    return Submission(parse_submission(load_yaml(path), path), path, folder)
 
 
 class Registry:
-    """All submissions in the submission directories, by name."""
+    """All submissions in the submission directories, by name. A file that does not load, or that
+    claims a name another file has, is left out and blocks only that name (``problems``)."""
 
     def __init__(self, extra_dirs: list[Path] | None = None):
         self.dirs = submission_dirs(extra_dirs)
         self._by_name: dict[str, Submission] | None = None
+        self._broken: dict[str, CBenchError] = {}  # name (and file stem) -> why it cannot be used
+        self._problems: list[CBenchError] = []
         # scorers built by build_submission_scorer, per run context: a first stage or encoder
         # named by several submissions of one run is one scorer (one loaded model)
         self._built: dict[str, tuple[RunContext, Scorer]] = {}
 
-    def files(self) -> list[Path]:
-        out: list[Path] = []
+    def _found(self) -> list[tuple[Path, Path]]:
+        """(folder, file) of every YAML in the submission folders."""
+        out: list[tuple[Path, Path]] = []
         for d in self.dirs:
             if d.is_dir():
-                out += sorted(p for p in d.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())
+                out += [(d, p) for p in sorted(p for p in d.rglob("*") if p.suffix in {".yaml", ".yml"} and p.is_file())]
         return out
 
+    def files(self) -> list[Path]:
+        return [p for _d, p in self._found()]
+
     def all(self) -> dict[str, Submission]:
+        """Every submission that loads and is the only one with its name (problems with the others:
+        ``problems``; a name two files claim is nobody's, whether either loads or not)."""
         if self._by_name is None:
+            loaded: list[tuple[Path, Submission | CBenchError, str]] = []  # (file, submission or why not, name it claims)
+            claims: dict[str, list[Path]] = {}
+            for folder, path in self._found():
+                try:
+                    sub = load_submission(path, folder)
+                    loaded.append((path, sub, sub.name))
+                except CBenchError as e:
+                    loaded.append((path, e, _claimed_name(path)))
+                claims.setdefault(loaded[-1][2], []).append(path)
             self._by_name = {}
-            for path in self.files():
-                sub = load_submission(path)
-                if sub.name in self._by_name:
-                    other = self._by_name[sub.name].path
-                    raise CBenchError(f"name '{sub.name}' is also used by {other}", source=path, field="name")
-                self._by_name[sub.name] = sub
+            for path, what, name in loaded:
+                first = claims[name][0]
+                if isinstance(what, CBenchError):
+                    self._problems.append(what)
+                    for key in (name, path.stem):
+                        self._broken.setdefault(key, what)
+                if first != path:
+                    e = CBenchError(f"name '{name}' is also used by {first}", source=path, field="name")
+                    self._problems.append(e)
+                    self._broken.setdefault(name, e)
+                elif isinstance(what, Submission) and len(claims[name]) == 1:
+                    self._by_name[name] = what
+            for name in self._by_name.keys() & self._broken.keys():  # a file stem of a broken file
+                del self._broken[name]
         return self._by_name
+
+    @property
+    def problems(self) -> list[CBenchError]:
+        """Why files in the submission folders were left out, in file order (each error with its lines)."""
+        self.all()
+        return list(self._problems)
 
     def get(self, name: str, *, source: str = "--model") -> Submission:
         subs = self.all()
         if name in subs:
             return subs[name]
+        if name in self._broken:
+            raise self._broken[name]
         guess = difflib.get_close_matches(name, list(subs), n=1)
         hint = f" (did you mean '{guess[0]}'?)" if guess else ""
         raise CBenchError(f"no submission named '{name}'{hint}", source=source)
@@ -122,6 +208,8 @@ class Registry:
         path = Path(ref).expanduser()
         if path.suffix in {".yaml", ".yml"}:
             return load_submission(path)
+        if ref in self._broken:
+            raise self._broken[ref]
         for sub in subs.values():  # a hub id that a registered submission already wraps
             if getattr(sub.config, "model", None) == ref and sub.kind == "encoder":
                 return sub
@@ -133,6 +221,16 @@ class Registry:
         return self.get(ref)
 
 
+def _claimed_name(path: Path) -> str:
+    """The name a submission file that does not load declares (its file stem when it has none)."""
+    try:
+        data = load_yaml(path)
+    except CBenchError:
+        return path.stem
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) and name else path.stem
+
+
 def with_backend(sub: Submission, backend: str | None, *, source: str = "--backend") -> Submission:
     """``sub`` run on ``backend`` (``--backend``): a copy of its config with ``backend`` set; only
     kinds with a ``backend`` field (encoder) accept it. None: ``sub`` unchanged."""
@@ -142,7 +240,7 @@ def with_backend(sub: Submission, backend: str | None, *, source: str = "--backe
     if "backend" not in fields:
         raise CBenchError(f"'{sub.name}' is a {sub.kind} submission; only encoder submissions have a backend", source=source)
     config = validate_as(type(sub.config), {**sub.config.model_dump(mode="json"), "backend": backend}, source)
-    return Submission(config, sub.path)
+    return replace(sub, config=config)
 
 
 def build_submission_scorer(sub: Submission, ctx: RunContext, registry: Registry | None = None) -> Scorer:
@@ -161,6 +259,7 @@ def _build(sub: Submission, ctx: RunContext, registry: Registry, chain: list[str
     built = registry._built.get(key)
     if built is not None and built[0] is ctx:
         return built[1]
+    sub.check_built()
     cls = SCORERS[sub.kind]
     chain = [*chain, sub.name]
     parts: dict[str, Scorer] = {}

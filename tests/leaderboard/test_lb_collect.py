@@ -40,7 +40,7 @@ def test_rows_cells_and_reasons(env):
     assert a.false_accept.value == pytest.approx(0.4)
     assert a.retrieval_datasets["SciFact"].value == pytest.approx(0.7)
     assert a.kind == "encoder" and a.parameters == 1000 and a.registered and a.notes == []
-    assert a.reproduce == "cbench run --model alpha --suite nanobeir --suite nearmiss --suite sugarcrepe-pp"
+    assert a.reproduce == f"cbench run --model alpha --suite nanobeir --suite nearmiss --suite sugarcrepe-pp --submissions-dir {subs} --results-dir {results}"
 
     b = rows["beta"]
     assert b.retrieval.value is None and b.retrieval.note == "data unavailable: SciFact: no local copy"

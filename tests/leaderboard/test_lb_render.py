@@ -68,7 +68,8 @@ def test_markdown(board, tmp_path):
     assert "| *0.0700* |" in detail  # below nearmiss's chance level (0.5): in italics
     # the commands in their own list
     repro = md.split("## Reproduce")[1].split("\n## ")[0]
-    assert "- alpha: `cbench run --model alpha --suite classic-ir --suite nearmiss --suite sugarcrepe-pp`" in repro
+    folders = f"--submissions-dir {tmp_path / 'subs'} --results-dir {tmp_path / 'results'}"  # the env fixture's: not the defaults
+    assert f"- alpha: `cbench run --model alpha --suite classic-ir --suite nearmiss --suite sugarcrepe-pp {folders}`" in repro
     gamma = next(r for r in rows if "| gamma |" in r)
     m = re.search(r"\| — \[(\d+)\] \|", gamma)
     assert m, gamma
@@ -164,7 +165,7 @@ def test_controls_are_listed_apart_and_drawn_as_the_chance_band(env, tmp_path):
     assert "Chance band: the 2 controls" in md and "score 0.4500–0.6200 on nearmiss" in md
     section = md.split("## Controls (not ranked; they span the chance band)")[1].split("## ")[0]
     assert re.search(r"\| ctl-high( \[\d+\])? \| control \| 0\.6200 \|", section) and "ctl-low" in section and "alpha" not in section
-    assert "- ctl-high: `cbench run --model ctl-high --suite nearmiss`" in md  # no retrieval suite for a control
+    assert f"- ctl-high: `cbench run --model ctl-high --suite nearmiss --results-dir {results}`" in md  # no retrieval suite for a control
     assert "| 1 | alpha |" in md and "| ctl-high |" not in md.split("## Controls")[0]
     rows = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
     assert rows["ctl-low"]["group"] == "control" and rows["ctl-low"]["rank"] == "" and rows["ctl-low"]["pareto"] == ""

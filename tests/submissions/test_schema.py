@@ -75,5 +75,8 @@ def test_registry_resolves_names_paths_and_model_ids(tmp_path):
 
 def test_duplicate_names_across_dirs(tmp_path):
     write(tmp_path, "name: all-MiniLM-L6-v2\nkind: encoder\nmodel: a/b\n", "dup.yaml")
+    reg = Registry([tmp_path])
+    assert "all-MiniLM-L6-v2" not in reg.all() and "bm25" in reg.all()  # the name is blocked, nothing else
     with pytest.raises(CBenchError, match="also used by"):
-        Registry([tmp_path]).all()
+        reg.get("all-MiniLM-L6-v2")
+    assert [p.line for p in reg.problems] == [f"{tmp_path / 'dup.yaml'}: name: name 'all-MiniLM-L6-v2' is also used by {Registry().get('all-MiniLM-L6-v2').path}"]
