@@ -13,7 +13,6 @@ from harness.errors import CBenchError, validation_error
 from harness.jsonfile import loads_line
 
 log = logging.getLogger("cbench")
-MAX_WARNINGS = 3
 
 
 class CorpusRecord(BaseModel):

@@ -141,11 +141,6 @@ class Leaderboard:
         values = [r.composition.value for r in self.controls if r.composition.value is not None]
         return (min(values), max(values)) if values else None
 
-    def band_of(self, cell_of) -> tuple[float, float] | None:
-        """(lowest, highest) of ``cell_of(row)`` over the controls, for any column."""
-        values = [v for v in (cell_of(r).value for r in self.controls) if v is not None]
-        return (min(values), max(values)) if values else None
-
     def label(self, suite: str | None) -> str:
         return label_of(self.labels, suite)
 

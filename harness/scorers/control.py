@@ -31,7 +31,6 @@ from harness.errors import CBenchError
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
 
-SURFACE = ("jaccard", "seqratio", "char3", "prefix", "length", "bm25")
 BLIND = ("blind-tfidf", "blind-embedding")
 
 
