@@ -10,7 +10,7 @@ def __getattr__(name: str):
 
         return NearMissEvaluator
     if name in {"results_frame", "leaderboard_frame"}:
-        from harness import frames
+        from harness import tables
 
-        return getattr(frames, name)
+        return getattr(tables, name)
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

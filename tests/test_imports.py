@@ -16,7 +16,7 @@ LAYERS: list[set[str]] = [
     {"run_context", "results", "sidecar", "stats", "metrics", "data", "simmap_nets"},
     {"scorers", "surface"},
     {"submissions", "suites"},
-    {"runner", "leaderboard", "compare", "export_mteb", "finetune", "frames", "costs"},
+    {"runner", "leaderboard", "compare", "export_mteb", "finetune", "tables", "costs"},
     {"executors"},
     {"commands"},
     {"cli"},

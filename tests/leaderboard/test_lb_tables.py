@@ -1,4 +1,4 @@
-"""Results and the leaderboard as pandas DataFrames (harness.frames)."""
+"""Results and the leaderboard as pandas DataFrames (harness.tables)."""
 
 from __future__ import annotations
 
