@@ -18,7 +18,7 @@ from harness.costs.measure import MeasureContext
 from harness.costs.record import CostRecord, read_cost, read_costs
 from harness.errors import CBenchError
 from harness.paths import PROJECT_ROOT
-from harness.scorers.base import EmbeddingScorer, Scorer, SubmissionBase
+from harness.scorers.base import EmbeddingScorer, Retrieval, Scorer, SubmissionBase
 from harness.scorers.registry import SCORERS
 from harness.search import rank
 
@@ -85,8 +85,8 @@ class RerankScorer(Scorer):
         self.first_stage = first_stage
 
     def retrieve(self, queries, corpus, top_k):
-        first = self.first_stage.retrieve(queries, corpus, self.config.rerank_depth)
-        return {q: rank({d: float(self.score_pairs([queries[q]], [corpus[d]])[0]) for d in docs}, top_k) for q, docs in first.items()}
+        first = self.first_stage.retrieve(queries, corpus, self.config.rerank_depth).run
+        return Retrieval({q: rank({d: float(self.score_pairs([queries[q]], [corpus[d]])[0]) for d in docs}, top_k) for q, docs in first.items()})
 
     def score_pairs(self, a, b):
         type(self).scored.append(len(a))

@@ -14,7 +14,7 @@ from pydantic import Field
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 from harness.scorers.registry import SCORERS
 from harness.suites.base import DatasetOutcome, EvalOptions, LeaderboardFacts, Suite, SuiteConfig
 from harness.suites.registry import SUITE_TYPES
@@ -36,7 +36,7 @@ class ToyScorer(Scorer):
     mteb_model_type = "toy"
 
     def retrieve(self, queries, corpus, top_k):
-        return {q: {} for q in queries}
+        return Retrieval({q: {} for q in queries})
 
     def score_pairs(self, a, b):
         return np.array([len(set(x.split()) & set(y.split())) / len(x.split()) + self.config.bias for x, y in zip(a, b, strict=True)])

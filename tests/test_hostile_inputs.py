@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 
 HOSTILE = Path(__file__).parent / "data" / "hostile"
 VALID_BEIR = HOSTILE / "valid" / "beir-ok"
@@ -287,7 +287,7 @@ class NaNScorer(Scorer):
     Config = NaNConfig
 
     def retrieve(self, queries, corpus, top_k):
-        return {q: {d: float("nan") for d in list(corpus)[:top_k]} for q in queries}
+        return Retrieval({q: {d: float("nan") for d in list(corpus)[:top_k]} for q in queries})
 
     def score_pairs(self, a, b):
         return np.full(len(a), np.nan)

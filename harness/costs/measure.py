@@ -196,7 +196,7 @@ def query_cost(scorer: Scorer, ctx: MeasureContext, wl: Queries, repeats: int) -
         ctx.reset()
         return QueryCost(ms_per_query=search.per_query.wall, cpu_ms_per_query=search.per_query.cpu, **common)
     ctx.forget()  # the index stays
-    run = first.retrieve(wl.queries, wl.corpus, depth)  # the candidates (not timed)
+    run = first.retrieve(wl.queries, wl.corpus, depth).run  # the candidates (not timed)
     qs: list[str] = []
     ds: list[str] = []
     first_n = 0

@@ -32,6 +32,7 @@ import numpy as np
 import ray
 
 from harness import search
+from harness.scorers.base import Retrieval
 from harness.search import exact_search, rank
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class ShardedRetrieval:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         n = self._shards if self._shards is not None else auto_shards(len(corpus), self._cpus, self._gpus)
         if n < 2 or not queries or not corpus:
             return self._inner.retrieve(queries, corpus, top_k)
@@ -74,7 +75,7 @@ class ShardedRetrieval:
         q = inner.embed([queries[i] for i in q_ids], "query")
         run, encoded = sharded_search(self._spec, q, doc_ids, [corpus[i] for i in doc_ids], top_k, n, cosine=inner.similarity == "cosine", cpus=self._cpus, gpus=self._gpus)
         inner.ctx.count("texts_encoded", encoded)
-        return {q_ids[i]: run[i] for i in range(len(q_ids))}
+        return Retrieval({q_ids[i]: run[i] for i in range(len(q_ids))})
 
 
 class ShardSearcher:

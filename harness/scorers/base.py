@@ -7,6 +7,7 @@ import json
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -87,6 +88,16 @@ class ModelFields(SubmissionBase):
     revision: str | None = Field(default=None, description="hub revision (commit, tag or branch)")
 
 
+@dataclass(frozen=True)
+class Retrieval:
+    """What ``Scorer.retrieve`` returns: the run ({query_id: {doc_id: score}}, each query's top
+    ``top_k``) and, for a reranker, the run of its first stage that it reordered, so the suite can
+    report the change the reranker makes (before/after, as in the reference experiment)."""
+
+    run: dict[str, dict[str, float]]
+    first_stage_run: dict[str, dict[str, float]] | None = None
+
+
 class Scorer(ABC):
     """A submission turned into something that can rank documents and score text pairs."""
 
@@ -104,9 +115,6 @@ class Scorer(ABC):
     # Controls (scorers that cannot read for meaning) are not ranked: the leaderboard lists them in
     # their own table and draws their composition scores as the chance band.
     is_control: ClassVar[bool] = False
-    # Rerankers keep their first stage's ranking of the last retrieve() here, so the suite can
-    # report the change a reranker makes (before/after, as in the reference experiment).
-    first_stage_run: dict[str, dict[str, float]] | None = None
 
     def __init__(self, config: SubmissionBase, ctx: RunContext, base_dir: Path | None = None, *, path: Path | None = None):
         self.config = config
@@ -151,8 +159,9 @@ class Scorer(ABC):
         return rows
 
     @abstractmethod
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
-        """Top-``top_k`` documents per query: {query_id: {doc_id: score}}."""
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
+        """Top-``top_k`` documents per query (``Retrieval.run``: {query_id: {doc_id: score}}); a
+        reranker also returns its first stage's run."""
 
     @abstractmethod
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
@@ -247,11 +256,11 @@ class EmbeddingScorer(Scorer):
             return np.zeros((0, 0), dtype=np.float32)
         return np.concatenate(rows, axis=0).astype(np.float32, copy=False)
 
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         doc_ids, q_ids = list(corpus), list(queries)
         d = self.embed([corpus[i] for i in doc_ids], "document")
         q = self.embed([queries[i] for i in q_ids], "query")
-        return exact_search(q, d, q_ids, doc_ids, top_k, cosine=self.similarity == "cosine")
+        return Retrieval(exact_search(q, d, q_ids, doc_ids, top_k, cosine=self.similarity == "cosine"))
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         # Near-miss pairs are symmetric sentence pairs: both sides use the query role.

@@ -29,7 +29,7 @@ from pydantic import Field, model_validator
 
 from harness.errors import CBenchError
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 
 BLIND = ("blind-tfidf", "blind-embedding")
 
@@ -141,7 +141,7 @@ class ControlScorer(Scorer):
         return self._clf
 
     # -- scorer interface ------------------------------------------------------------------
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         raise CBenchError("control scorers score near-miss pairs only; run them on near-miss suites", source=self.source, field="kind")
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:

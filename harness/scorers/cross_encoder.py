@@ -28,7 +28,7 @@ from harness.errors import CBenchError
 from harness.model_refs import check_remote_code
 from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
-from harness.scorers.base import ModelFields, ModelScorer, Scorer, config_hash
+from harness.scorers.base import ModelFields, ModelScorer, Retrieval, Scorer, config_hash
 from harness.search import rank
 
 
@@ -113,10 +113,9 @@ class CrossEncoderScorer(ModelScorer):
         self.ctx.count("pairs_scored", n_scored)
         return np.asarray([float(r[0, 0]) for r in rows], dtype=np.float64)
 
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         self.resolved  # noqa: B018 - a missing model fails before the first stage runs
-        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
-        self.first_stage_run = first
+        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth).run
         pairs: list[tuple[str, str]] = []
         where: list[tuple[str, str]] = []
         for qid in queries:
@@ -127,7 +126,7 @@ class CrossEncoderScorer(ModelScorer):
         per_query: dict[str, list[tuple[str, float]]] = {qid: [] for qid in queries}
         for (qid, did), s in zip(where, scores.tolist(), strict=True):
             per_query[qid].append((did, s))
-        return {qid: rank(docs, top_k) for qid, docs in per_query.items()}
+        return Retrieval({qid: rank(docs, top_k) for qid, docs in per_query.items()}, first_stage_run=first)
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):

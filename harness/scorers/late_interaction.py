@@ -39,7 +39,7 @@ from pydantic import Field
 
 from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
-from harness.scorers.base import ModelFields, ModelScorer
+from harness.scorers.base import ModelFields, ModelScorer, Retrieval
 from harness.search import rank_row
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
@@ -202,12 +202,12 @@ class LateInteractionScorer(ModelScorer):
         return [torch.from_numpy(np.ascontiguousarray(r)) for r in rows]
 
     # -- scoring -------------------------------------------------------------------------
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k_: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k_: int) -> Retrieval:
         doc_ids, q_ids = list(corpus), list(queries)
         if not q_ids:
-            return {}
+            return Retrieval({})
         if not doc_ids:
-            return {q: {} for q in q_ids}
+            return Retrieval({q: {} for q in q_ids})
         docs = self.embed([corpus[d] for d in doc_ids], "document")
         qs = self.embed([queries[q] for q in q_ids], "query")
         if len(doc_ids) <= self.cfg.exact_max_docs:
@@ -217,9 +217,9 @@ class LateInteractionScorer(ModelScorer):
             for start in range(0, len(q_ids), QUERY_BLOCK):  # bounded (block x documents) score matrix
                 block = slice(start, start + QUERY_BLOCK)
                 run.update(top_k(padded.scores(qs[block]), q_ids[block], doc_ids, top_k_))
-            return run
+            return Retrieval(run)
         self.searches.add("voyager")
-        return self._voyager(qs, docs, q_ids, doc_ids, top_k_)
+        return Retrieval(self._voyager(qs, docs, q_ids, doc_ids, top_k_))
 
     def _voyager(self, qs, docs, q_ids, doc_ids, k) -> dict[str, dict[str, float]]:
         """Candidates from an HNSW index over all document tokens, then exact MaxSim on them."""

@@ -46,7 +46,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 from harness.search import rank_row
 
 
@@ -114,7 +114,7 @@ class LexicalScorer(Scorer):
         super().__init__(config, ctx, base_dir, path=path)
         self.cfg = config
 
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         doc_ids = list(corpus)
         progress = self.ctx.progress
         index: Index = self.corpus_index(corpus, doc_ids, lambda texts: Index(self.cfg, texts))
@@ -129,7 +129,7 @@ class LexicalScorer(Scorer):
                 progress.advance(task, 1)
         if task is not None:
             progress.finish(task)
-        return run
+        return Retrieval(run)
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         raw, own = self._pair_set_scores(a, b)

@@ -55,7 +55,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 from harness.search import rank_row
 
 _PUNCTUATION = {ord(c): None for c in string.punctuation}
@@ -121,11 +121,11 @@ class TfidfScorer(Scorer):
         return vectorizer, None if docs is None else docs.T.tocsc()
 
     # -- Scorer ----------------------------------------------------------------------------
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         doc_ids, q_ids = list(corpus), list(queries)
         vectorizer, docs_t = self.corpus_index(corpus, doc_ids, self._fit_corpus)
         if docs_t is None:
-            return {q: {} for q in q_ids}
+            return Retrieval({q: {} for q in q_ids})
         run: dict[str, dict[str, float]] = {}
         for start in range(0, len(q_ids), QUERY_BLOCK):
             block = q_ids[start : start + QUERY_BLOCK]
@@ -134,7 +134,7 @@ class TfidfScorer(Scorer):
                 lo, hi = scores.indptr[r], scores.indptr[r + 1]
                 cand = scores.indices[lo:hi]
                 run[qid] = rank_row(scores.data[lo:hi], [doc_ids[j] for j in cand], top_k)
-        return run
+        return Retrieval(run)
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from harness.errors import CBenchError
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer, SubmissionBase
+from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 from harness.scorers.encoder import EncoderScorer
 from harness.search import rank
 
@@ -106,15 +106,14 @@ class VerifierScorer(Scorer):
         return score_pairs(self.verifier, [embs[t] for t in a], [embs[t] for t in b], batch_size=self.cfg.batch_size)
 
     # -- Scorer ----------------------------------------------------------------------------
-    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> dict[str, dict[str, float]]:
-        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth)
-        self.first_stage_run = first
+    def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
+        first = self.first_stage.retrieve(queries, corpus, self.cfg.rerank_depth).run
         pairs = [(qid, did) for qid, docs in first.items() for did in docs]
         scores = self._score([queries[q] for q, _ in pairs], [corpus[d] for _, d in pairs]) if pairs else np.zeros(0)
         run: dict[str, dict[str, float]] = {qid: {} for qid in first}
         for (qid, did), s in zip(pairs, scores, strict=True):
             run[qid][did] = float(s)
-        return {qid: rank(docs, top_k) for qid, docs in run.items()}
+        return Retrieval({qid: rank(docs, top_k) for qid, docs in run.items()}, first_stage_run=first)
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return self._score(a, b)

@@ -31,7 +31,8 @@ class RetrievalSuite(Suite):
     def evaluate(self, scorer: Scorer, data: RetrievalData, opts: EvalOptions) -> DatasetOutcome:
         data = data.limit_queries(opts.limit_queries)
         t0 = time.perf_counter()
-        run = scorer.retrieve(data.queries, data.corpus, opts.top_k)
+        retrieval = scorer.retrieve(data.queries, data.corpus, opts.top_k)
+        run = retrieval.run
         t1 = time.perf_counter()
         bad = [(q, d) for q, docs in run.items() for d, s in docs.items() if not math.isfinite(s)]
         if bad:  # pytrec_eval would rank NaNs silently and give finite, meaningless metrics
@@ -45,11 +46,10 @@ class RetrievalSuite(Suite):
         scores = metrics.mean(rows)
         items = [ItemScores(dataset=data.name, id=qid, metrics=row) for qid, row in rows.items()]
         details = {"queries": len(data.queries), "documents": len(data.corpus), "top_k": opts.top_k, "notes": data.notes}
-        if scorer.first_stage_run is not None:  # a reranker: its first stage's scores and the change
-            before = metrics.evaluate(data.qrels, scorer.first_stage_run)
+        if retrieval.first_stage_run is not None:  # a reranker: its first stage's scores and the change
+            before = metrics.evaluate(data.qrels, retrieval.first_stage_run)
             details["first_stage"] = before
             details["change_vs_first_stage"] = {k: scores[k] - before[k] for k in scores}
-            scorer.first_stage_run = None
         t2 = time.perf_counter()
         return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details, items=items)
 

@@ -61,8 +61,8 @@ def test_sharded_search_is_the_exact_search_ties_included(ray_cluster, tmp_path,
     corpus = {f"d{i:02d}": f"{words[i % 10]} {words[(3 * i) % 10]}" for i in range(40)}  # i and i+10 are the same text
     queries = {"q1": "cat river", "q2": "stock market", "q3": "bread", "q4": "a flood of rain"}
     monkeypatch.setattr(search, "DOC_CHUNK", 3)  # here: unsharded search and block cutting; the actors get blocks of 3
-    got = sharded.ShardedRetrieval(scorer, spec, 2, 1.0, 0.0).retrieve(queries, corpus, 4)
-    want = scorer.retrieve(queries, corpus, 4)
+    got = sharded.ShardedRetrieval(scorer, spec, 2, 1.0, 0.0).retrieve(queries, corpus, 4).run
+    want = scorer.retrieve(queries, corpus, 4).run
     assert got == want and [list(r) for r in got.values()] == [list(r) for r in want.values()]  # same documents, scores, order
     assert any(len(set(r.values())) < len(r) for r in want.values())  # the fixture does have ties inside a top 4
 

@@ -36,7 +36,7 @@ def test_cli_end_to_end(subs, beir_dir, tmp_path):
     out = read_result(tmp_path / "results", "t-ce")
     registry = Registry([subs])
     ce = build_submission_scorer(registry.get("t-ce"), RunContext(), registry)  # the run's cache: its scores
-    assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(ce.retrieve(QUERIES, corpus_texts(), 5)))
+    assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(ce.retrieve(QUERIES, corpus_texts(), 5).run))
     info = out["metadata"]["scorer"]
     assert info["first_stage"] == "t-ce-bm25" and info["rerank_depth"] == 3 and info["model_source"] == "local"
     assert info["first_stage_info"]["model"] == "bm25"
@@ -53,22 +53,32 @@ def test_cli_end_to_end_over_a_dense_first_stage(subs, beir_dir, tmp_path, tiny_
     assert res.exit_code == 0, res.output
     registry = Registry([subs])
     ce = build_submission_scorer(registry.get("t-ce2"), RunContext(), registry)  # the run's cache: its scores
-    run = ce.retrieve(QUERIES, corpus_texts(), 5)
+    out = ce.retrieve(QUERIES, corpus_texts(), 5)
+    run = out.run
     assert all(len(docs) == 3 for docs in run.values())
-    assert read_result(tmp_path / "results", "t-ce2")["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
+    result = read_result(tmp_path / "results", "t-ce2")
+    assert result["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
+    # the first stage's run the reranker returns: what the results report as before / the change
+    details = result["details"]["tinybeir"]
+    assert details["first_stage"]["ndcg@10"] == pytest.approx(ndcg_at_10(out.first_stage_run))
+    assert details["change_vs_first_stage"]["ndcg@10"] == pytest.approx(ndcg_at_10(run) - ndcg_at_10(out.first_stage_run))
 
 
 def test_rerank_only_reorders_first_stage(subs, tmp_path):
     ce, ctx = build(subs, "t-ce", tmp_path)
     corpus = {**corpus_texts(), "d11": "honey and bees and photosynthesis", "d12": "lava honey"}
-    first = ce.first_stage.retrieve(QUERIES, corpus, 3)
-    run = ce.retrieve(QUERIES, corpus, 2)
+    first_stage = ce.first_stage.retrieve(QUERIES, corpus, 3)
+    first = first_stage.run
+    assert first_stage.first_stage_run is None  # not a reranker
+    out = ce.retrieve(QUERIES, corpus, 2)
+    run = out.run
+    assert out.first_stage_run == first  # the run it reordered, returned with its own
     for q in QUERIES:
         assert set(run[q]) <= set(first[q])  # nothing outside the first stage's top rerank_depth
         assert len(run[q]) == min(2, len(first[q]))
         scores = list(run[q].values())
         assert scores == sorted(scores, reverse=True)
-    deep = ce.retrieve(QUERIES, corpus, 10)  # top_k above rerank_depth: only the reranked ones
+    deep = ce.retrieve(QUERIES, corpus, 10).run  # top_k above rerank_depth: only the reranked ones
     for q in QUERIES:
         assert set(deep[q]) == set(first[q])
         pairs = [(QUERIES[q], corpus[d]) for d in deep[q]]

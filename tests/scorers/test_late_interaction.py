@@ -33,7 +33,7 @@ def test_cli_end_to_end_and_cache(tiny_colbert, beir_dir, tmp_path):
     res = run_submission("t-colbert", beir_dir, tmp_path / "results", subs)
     assert res.exit_code == 0, res.output
     out = read_result(tmp_path / "results", "t-colbert")
-    run = scorer(tiny_colbert, RunContext(), document_length=64).retrieve(QUERIES, corpus_texts(), 5)  # the run's cache
+    run = scorer(tiny_colbert, RunContext(), document_length=64).retrieve(QUERIES, corpus_texts(), 5).run  # the run's cache
     assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
     info = out["metadata"]["scorer"]
     assert info["search"] == "exact" and info["document_length"] == 64 and info["query_length"] == 32
@@ -47,11 +47,11 @@ def test_cli_end_to_end_and_cache(tiny_colbert, beir_dir, tmp_path):
 def test_second_call_encodes_nothing(tiny_colbert, tmp_path):
     ctx = RunContext(cache_root=tmp_path / "cache")
     sc = scorer(tiny_colbert, ctx)
-    run1 = sc.retrieve(QUERIES, corpus_texts(), 5)
+    run1 = sc.retrieve(QUERIES, corpus_texts(), 5).run
     first = ctx.counters["texts_encoded"]
     assert first == 13
     fresh = scorer(tiny_colbert, RunContext(cache_root=tmp_path / "cache"))  # new process, same cache
-    run2 = fresh.retrieve(QUERIES, corpus_texts(), 5)
+    run2 = fresh.retrieve(QUERIES, corpus_texts(), 5).run
     assert fresh.ctx.counters.get("texts_encoded", 0) == 0
     assert fresh._model is None  # everything came from the cache: the model was never loaded
     assert run1.keys() == run2.keys()
@@ -63,8 +63,8 @@ def test_second_call_encodes_nothing(tiny_colbert, tmp_path):
 def test_voyager_agrees_with_exact(tiny_colbert, tmp_path):
     exact = scorer(tiny_colbert, RunContext(cache_root=tmp_path))
     ann = scorer(tiny_colbert, RunContext(cache_root=tmp_path), exact_max_docs=5)
-    r_exact = exact.retrieve(QUERIES, corpus_texts(), 3)
-    r_ann = ann.retrieve(QUERIES, corpus_texts(), 3)
+    r_exact = exact.retrieve(QUERIES, corpus_texts(), 3).run
+    r_ann = ann.retrieve(QUERIES, corpus_texts(), 3).run
     assert ann.info()["search"] == "voyager" and exact.info()["search"] == "exact"
     for q in QUERIES:  # k_token covers every document token here, so the candidates are all documents
         assert list(r_ann[q]) == list(r_exact[q])

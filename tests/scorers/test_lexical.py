@@ -41,7 +41,7 @@ def test_hand_ndcg_helper():
 
 
 def test_exact_term_document_ranks_first():
-    run = scorer().retrieve(QUERIES, corpus_texts(), 3)
+    run = scorer().retrieve(QUERIES, corpus_texts(), 3).run
     for qid, relevant in QRELS.items():
         assert next(iter(run[qid])) == relevant
         assert len(run[qid]) <= 3
@@ -49,7 +49,7 @@ def test_exact_term_document_ranks_first():
 
 def test_only_matching_documents_and_deterministic_ties():
     corpus = {"b": "red apple", "a": "red apple", "c": "green pear"}
-    run = scorer().retrieve({"q": "red", "none": "the of"}, corpus, 10)
+    run = scorer().retrieve({"q": "red", "none": "the of"}, corpus, 10).run
     assert list(run["q"]) == ["a", "b"]  # tie broken by document id, 'c' shares no term
     assert run["none"] == {}  # only stopwords: nothing matches
 

@@ -19,7 +19,7 @@ DOCS = {"d1": "a red car is on the bicycle", "d2": "the blue bicycle is in a car
 
 
 def as_retrieved(scorer, query: str = QUERY) -> np.ndarray:
-    run = scorer.retrieve({"q": query}, DOCS, 10)["q"]
+    run = scorer.retrieve({"q": query}, DOCS, 10).run["q"]
     return np.array([run[d] for d in DOCS])
 
 

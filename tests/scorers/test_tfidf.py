@@ -87,10 +87,10 @@ def test_no_weighted_term_scores_zero_and_the_order_does_not_matter():
 
 
 def test_retrieval_ranks_by_cosine_and_returns_only_matching_documents():
-    run = scorer().retrieve(QUERIES, corpus_texts(), 3)
+    run = scorer().retrieve(QUERIES, corpus_texts(), 3).run
     for qid, relevant in QRELS.items():
         assert next(iter(run[qid])) == relevant and len(run[qid]) <= 3
-    run = scorer().retrieve({"q": "red", "none": "the of"}, {"b": "red apple", "a": "red apple", "c": "green pear"}, 10)
+    run = scorer().retrieve({"q": "red", "none": "the of"}, {"b": "red apple", "a": "red apple", "c": "green pear"}, 10).run
     assert list(run["q"]) == ["a", "b"] and run["none"] == {}  # tie broken by id; 'c' shares no term
     assert 0 < run["q"]["a"] < 1  # a cosine: 'apple' is weighted in the document, not in the query
 

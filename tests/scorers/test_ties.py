@@ -54,8 +54,8 @@ def subs(tmp_path, tiny_colbert, tiny_cross_encoder):
 def test_every_kind_ranks_ties_by_id(subs, tmp_path, name):
     registry = Registry([subs])
     scorer = build_submission_scorer(registry.get(name), RunContext(cache_root=tmp_path / "cache"), registry)
-    full = scorer.retrieve(QUERIES, CORPUS, len(CORPUS))["q1"]
-    top2 = scorer.retrieve(QUERIES, CORPUS, 2)["q1"]
+    full = scorer.retrieve(QUERIES, CORPUS, len(CORPUS)).run["q1"]
+    top2 = scorer.retrieve(QUERIES, CORPUS, 2).run["q1"]
     # float sums may differ by one ulp between copies (BLAS), but some copies tie exactly, and
     # where they do, the lower id ranks first, in the full ranking and at the top-2 cut
     assert len(set(full.values())) < len(full), (scorer.kind, full)
