@@ -132,17 +132,6 @@ class Scorer(ABC):
         """How error lines name this submission."""
         return f"submission {self.config.name}"
 
-    @property
-    def resolved(self) -> ResolvedModel:
-        """The submission's ``model`` (and ``revision``) resolved once: ``./x`` and ``../x`` are
-        folders next to the submission file; a bare ``org/name`` is a hub id."""
-        if getattr(self, "_resolved", None) is None:
-            ref = self.config.model  # type: ignore[attr-defined]
-            relative = ref in {".", ".."} or ref.startswith(("./", "../"))
-            location = str(self.local_path(ref)) if relative else ref
-            self._resolved = resolve_model(location, getattr(self.config, "revision", None), source=self.source)
-        return self._resolved
-
     def cached_rows(self, spec: dict, texts: list[str], encode: Callable[[list[str]], list[np.ndarray]], label: str) -> list[np.ndarray]:
         """``encode`` through the embedding cache, with a progress bar and the encode counter."""
         progress = self.ctx.progress
@@ -192,31 +181,49 @@ class Scorer(ABC):
         """Provenance recorded in results (model revision, first stage, rerank depth, ...)."""
         return {}
 
-    def model_info(self) -> dict[str, Any]:
-        """Provenance of the submission's ``model``: reference, source, revision, weights hash."""
-        r = self.resolved
-        return {"model": self.config.model, "model_source": r.source, "model_revision": r.revision, "weights_fingerprint": r.fingerprint}  # type: ignore[attr-defined]
-
     def fingerprints(self) -> dict[str, str]:
         """What determines the scores beyond the submission YAML (weights, checkpoints): results
-        made with other fingerprints are recomputed, not resumed."""
-        return {"model": self.resolved.fingerprint} if hasattr(self.config, "model") else {}
+        made with other fingerprints are recomputed, not resumed. None by default (BM25, TF-IDF)."""
+        return {}
 
 
 class ModelScorer(Scorer):
-    """A kind whose submission names a model: the one lazy loader. ``model`` resolves the
-    reference (one-line error for missing / hub-only models offline), calls ``load_model`` once and
-    turns the library's load errors (``load_errors``) into one line (``load_failure``)."""
+    """A kind whose submission names a model (its config has ``ModelFields``): the one lazy
+    loader and the model's provenance. ``resolved`` resolves the reference once (one-line error for
+    missing / hub-only models offline); ``model`` calls ``load_model`` once and turns the library's
+    load errors (``load_errors``) into one line (``load_failure``); ``model_info`` and
+    ``fingerprints`` record what was loaded."""
 
+    config: ModelFields
     load_errors: ClassVar[tuple[type[Exception], ...]] = (OSError, ValueError)
     _model: Any = None
+    _resolved: ResolvedModel | None = None
+
+    @property
+    def resolved(self) -> ResolvedModel:
+        """The submission's ``model`` (and ``revision``) resolved once: ``./x`` and ``../x`` are
+        folders next to the submission file; a bare ``org/name`` is a hub id."""
+        if self._resolved is None:
+            ref = self.config.model
+            relative = ref in {".", ".."} or ref.startswith(("./", "../"))
+            location = str(self.local_path(ref)) if relative else ref
+            self._resolved = resolve_model(location, self.config.revision, source=self.source)
+        return self._resolved
+
+    def model_info(self) -> dict[str, Any]:
+        """Provenance of the submission's ``model``: reference, source, revision, weights hash."""
+        r = self.resolved
+        return {"model": self.config.model, "model_source": r.source, "model_revision": r.revision, "weights_fingerprint": r.fingerprint}
+
+    def fingerprints(self) -> dict[str, str]:
+        return {"model": self.resolved.fingerprint}
 
     @abstractmethod
     def load_model(self, location: str) -> Any:
         """The library's model object, from a resolved local folder."""
 
     def load_failure(self, location: str, why: str) -> str:
-        return f"cannot load a model from {self.config.model}: {why}"  # type: ignore[attr-defined]
+        return f"cannot load a model from {self.config.model}: {why}"
 
     @property
     def model(self) -> Any:
