@@ -267,9 +267,59 @@ class SuiteRun:
         return self.outcome
 
     def _assemble(self) -> Results:
-        return _assemble(
-            self.sub, self.scorer, self.suite, self.ctx, self.opts, self.names, self.records, self.outcome.skipped, self.deps, self.fingerprints, self.scorer_info
+        """The results file as it stands: the datasets recorded so far (in the suite's order),
+        the aggregate and main score once all are in, intervals, skips and the run's metadata."""
+        sub, suite, names = self.sub, self.suite, self.names
+        done = {n: self.records[n] for n in names if n in self.records}
+        ordered = {n: r.metrics for n, r in done.items()}
+        aggregate = suite.aggregate(ordered)
+        complete = bool(names) and all(n in ordered for n in names)
+        main = suite.main_score(ordered, aggregate) if complete else None
+        env = environment()
+        info = dict(self.scorer.info() if self.scorer_info is None else self.scorer_info)
+        if suite.task == "retrieval":
+            info.setdefault("top_k", self.opts.top_k)
+        meta = Metadata(
+            **env,
+            submission_hash=sub.hash,
+            dependencies=self.deps,
+            fingerprints=self.fingerprints,
+            submission_file=portable(sub.path),
+            submission_config=sub.config.model_dump(mode="json"),
+            scorer=info,
+            suite_hash=suite.hash,
+            suite_file=portable(suite.path),
+            dataset_revisions={n: r.revision for n, r in done.items()},
+            dataset_sources={n: portable(r.source) or "" for n, r in done.items()},
+            device=self.ctx.device,
+            torch_threads=torch.get_num_threads(),
+            timings={n: r.timings for n, r in done.items() if r.timings is not None},
+            counters={n: r.counters for n, r in done.items() if r.counters is not None},
+            limit_queries=self.opts.limit_queries,
+            date=now(),
+            command=portable_command(sys.argv[1:]),
         )
+        ci95, main_ci, method = suite_intervals(suite, done, main)
+        try:
+            return Results(
+                submission=sub.name,
+                suite=suite.name,
+                task=suite.task,  # type: ignore[arg-type]
+                main_metric=suite.main_metric,
+                main_score=main,
+                main_score_ci95=main_ci,
+                ci_method=method,
+                complete=complete,
+                datasets=ordered,
+                aggregate=aggregate,
+                ci95=ci95,
+                skipped={n: r for n, r in self.outcome.skipped.items() if n not in ordered},
+                details={n: r.details for n, r in done.items() if r.details is not None},
+                metadata=meta,
+            )
+        except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
+            where, msg = first_validation_error(e, root="results")
+            raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
 
 
 def run_suite(
@@ -332,57 +382,6 @@ def _reusable_items(spath: Path, old: Results) -> dict[str, list[ItemScores]]:
     if missing := [n for n in old.datasets if n not in keep]:
         log.warning("%s: no per-item scores for %s; recomputing", spath, ", ".join(missing))
     return keep
-
-
-def _assemble(
-    sub: Submission,
-    scorer: Scorer,
-    suite: Suite,
-    ctx: RunContext,
-    opts: EvalOptions,
-    names: list[str],
-    records: dict[str, DatasetRecord],
-    skipped: dict[str, str],
-    deps: dict[str, str],
-    fingerprints: dict[str, str],
-    scorer_info: dict | None = None,
-) -> Results:
-    done = {n: records[n] for n in names if n in records}
-    ordered = {n: r.metrics for n, r in done.items()}
-    aggregate = suite.aggregate(ordered)
-    complete = bool(names) and all(n in ordered for n in names)
-    main = suite.main_score(ordered, aggregate) if complete else None
-    env = environment()
-    info = dict(scorer.info() if scorer_info is None else scorer_info)
-    if suite.task == "retrieval":
-        info.setdefault("top_k", opts.top_k)
-    meta = Metadata(
-        **env,
-        submission_hash=sub.hash,
-        dependencies=deps,
-        fingerprints=fingerprints,
-        submission_file=portable(sub.path),
-        submission_config=sub.config.model_dump(mode="json"),
-        scorer=info,
-        suite_hash=suite.hash,
-        suite_file=portable(suite.path),
-        dataset_revisions={n: r.revision for n, r in done.items()},
-        dataset_sources={n: portable(r.source) or "" for n, r in done.items()},
-        device=ctx.device,
-        torch_threads=torch.get_num_threads(),
-        timings={n: r.timings for n, r in done.items() if r.timings is not None},
-        counters={n: r.counters for n, r in done.items() if r.counters is not None},
-        limit_queries=opts.limit_queries,
-        date=now(),
-        command=portable_command(sys.argv[1:]),
-    )
-    ci95, main_ci, method = suite_intervals(suite, done, main)
-    try:
-        details = {n: r.details for n, r in done.items() if r.details is not None}
-        return _results(sub, suite, meta, main, main_ci, method, complete, ordered, aggregate, ci95, skipped, details)
-    except ValidationError as e:  # e.g. a non-finite metric: refuse to write it, in one line
-        where, msg = first_validation_error(e, root="results")
-        raise CBenchError(f"{where}: {msg}; nothing written", source=f"submission {sub.name}", field=f"suite {suite.name}") from None
 
 
 def suite_intervals(
@@ -469,22 +468,3 @@ def interval_method(suite: Suite, records: list[DatasetRecord]) -> IntervalMetho
         unit = f"{unit}, else {suite.item_units[0]}" if any(with_unit) else suite.item_units[0]
     units = sum(count_units(r.units, len(r.values or [])) for r in records)
     return IntervalMethod(unit=unit, units=units, resamples=N_RESAMPLES, confidence=CONFIDENCE, seed=SEED)
-
-
-def _results(sub, suite, meta, main, main_ci, method, complete, ordered, aggregate, ci95, skipped, details) -> Results:
-    return Results(
-        submission=sub.name,
-        suite=suite.name,
-        task=suite.task,  # type: ignore[arg-type]
-        main_metric=suite.main_metric,
-        main_score=main,
-        main_score_ci95=main_ci,
-        ci_method=method,
-        complete=complete,
-        datasets=ordered,
-        aggregate=aggregate,
-        ci95=ci95,
-        skipped={n: r for n, r in skipped.items() if n not in ordered},
-        details=details,
-        metadata=meta,
-    )
