@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
@@ -87,6 +89,23 @@ class Progress:
     def finish(self, task: int | None) -> None:
         if self._p and task is not None:
             self._p.remove_task(task)
+
+
+@contextmanager
+def progress_bar(progress: Progress | None, description: str, total: int | None) -> Iterator[Callable[..., None]]:
+    """One bar for the length of a ``with`` block: yields ``advance(n=1)``; the bar is removed when
+    the block ends, also when it fails. ``progress`` None (no display) or disabled: nothing shown."""
+    task = progress.add(description, total) if progress is not None else None
+
+    def advance(n: int = 1) -> None:
+        if progress is not None:
+            progress.advance(task, n)
+
+    try:
+        yield advance
+    finally:
+        if progress is not None:
+            progress.finish(task)
 
 
 def fail(e: CBenchError) -> NoReturn:

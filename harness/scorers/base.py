@@ -20,6 +20,7 @@ from harness.model_refs import ResolvedModel, resolve_model
 from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
 from harness.search import exact_search
+from harness.ui import progress_bar
 
 log = logging.getLogger("cbench")
 
@@ -134,16 +135,8 @@ class Scorer(ABC):
 
     def cached_rows(self, spec: dict, texts: list[str], encode: Callable[[list[str]], list[np.ndarray]], label: str) -> list[np.ndarray]:
         """``encode`` through the embedding cache, with a progress bar and the encode counter."""
-        progress = self.ctx.progress
-        task = progress.add(label, total=len(texts)) if progress else None
-
-        def advance(n: int) -> None:
-            if task is not None:
-                progress.advance(task, n)
-
-        rows, n_encoded = cached_encode(self.ctx.cache(spec), texts, encode, on_progress=advance)
-        if task is not None:
-            progress.finish(task)
+        with progress_bar(self.ctx.progress, label, len(texts)) as advance:
+            rows, n_encoded = cached_encode(self.ctx.cache(spec), texts, encode, on_progress=advance)
         self.ctx.count("texts_encoded", n_encoded)
         return rows
 

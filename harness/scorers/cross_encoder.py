@@ -30,6 +30,7 @@ from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
 from harness.scorers.base import ModelFields, ModelScorer, Retrieval, Scorer, config_hash
 from harness.search import rank
+from harness.ui import progress_bar
 
 
 class CrossEncoderConfig(ModelFields):
@@ -95,21 +96,14 @@ class CrossEncoderScorer(ModelScorer):
             return np.zeros(0, dtype=np.float64)
         cache = self.ctx.cache(self.cache_spec())
         keys = [json.dumps(p, ensure_ascii=False) for p in pairs]
-        progress = self.ctx.progress
-        task = progress.add(label, total=len(keys)) if progress else None
 
         def score(batch: list[str]) -> list[np.ndarray]:
             todo = [tuple(json.loads(k)) for k in batch]
             s = self.model.predict(todo, batch_size=self.cfg.batch_size, show_progress_bar=False, convert_to_numpy=True)
             return [np.asarray([[v]], dtype=np.float32) for v in np.asarray(s, dtype=np.float32).reshape(-1)]
 
-        def advance(n: int) -> None:
-            if task is not None:
-                progress.advance(task, n)
-
-        rows, n_scored = cached_encode(cache, keys, score, on_progress=advance)
-        if task is not None:
-            progress.finish(task)
+        with progress_bar(self.ctx.progress, label, len(keys)) as advance:
+            rows, n_scored = cached_encode(cache, keys, score, on_progress=advance)
         self.ctx.count("pairs_scored", n_scored)
         return np.asarray([float(r[0, 0]) for r in rows], dtype=np.float64)
 

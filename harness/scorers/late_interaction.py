@@ -41,6 +41,7 @@ from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
 from harness.scorers.base import ModelFields, ModelScorer, Retrieval
 from harness.search import rank_row
+from harness.ui import progress_bar
 
 DOC_TOKENS_PER_CHUNK = 32_768  # padded document tokens scored at once
 QUERY_CHUNK = 8  # queries scored at once (for 32-token queries; fewer when longer)
@@ -230,18 +231,14 @@ class LateInteractionScorer(ModelScorer):
         index = Index(Space.Cosine, num_dimensions=vectors.shape[1], M=64, ef_construction=200)
         index.add_items(np.ascontiguousarray(vectors, dtype=np.float32), ids=list(range(len(vectors))))
         k_token = min(self.cfg.k_token, len(vectors))
-        progress = self.ctx.progress
-        task = progress.add("voyager search", total=len(q_ids)) if progress else None
         run: dict[str, dict[str, float]] = {}
-        for qid, q in zip(q_ids, qs, strict=True):
-            ids, _ = index.query(np.ascontiguousarray(q.float().numpy()), k=k_token, query_ef=max(200, k_token))
-            cand = np.unique(token_doc[np.asarray(ids, dtype=np.int64).reshape(-1)]).tolist()
-            scores = maxsim([q], [docs[i] for i in cand], self.ctx.device)
-            run.update(top_k(scores, [qid], [doc_ids[i] for i in cand], k))
-            if task is not None:
-                progress.advance(task, 1)
-        if task is not None:
-            progress.finish(task)
+        with progress_bar(self.ctx.progress, "voyager search", len(q_ids)) as advance:
+            for qid, q in zip(q_ids, qs, strict=True):
+                ids, _ = index.query(np.ascontiguousarray(q.float().numpy()), k=k_token, query_ef=max(200, k_token))
+                cand = np.unique(token_doc[np.asarray(ids, dtype=np.int64).reshape(-1)]).tolist()
+                scores = maxsim([q], [docs[i] for i in cand], self.ctx.device)
+                run.update(top_k(scores, [qid], [doc_ids[i] for i in cand], k))
+                advance()
         return run
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:

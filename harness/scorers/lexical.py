@@ -48,6 +48,7 @@ from pydantic import Field
 from harness.run_context import RunContext
 from harness.scorers.base import Retrieval, Scorer, SubmissionBase
 from harness.search import rank_row
+from harness.ui import progress_bar
 
 
 class LexicalConfig(SubmissionBase):
@@ -116,19 +117,15 @@ class LexicalScorer(Scorer):
 
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k: int) -> Retrieval:
         doc_ids = list(corpus)
-        progress = self.ctx.progress
         index: Index = self.corpus_index(corpus, doc_ids, lambda texts: Index(self.cfg, texts))
         q_ids = list(queries)
         q_tokens = index.tokenize([queries[q] for q in q_ids])
-        task = progress.add("BM25 search", total=len(q_ids)) if progress else None
         run: dict[str, dict[str, float]] = {}
-        for qid, toks in zip(q_ids, q_tokens, strict=True):
-            ids = index.ids(toks)
-            run[qid] = rank_row(index.scores(ids), doc_ids, top_k, candidates=index.matching(ids))
-            if task is not None:
-                progress.advance(task, 1)
-        if task is not None:
-            progress.finish(task)
+        with progress_bar(self.ctx.progress, "BM25 search", len(q_ids)) as advance:
+            for qid, toks in zip(q_ids, q_tokens, strict=True):
+                ids = index.ids(toks)
+                run[qid] = rank_row(index.scores(ids), doc_ids, top_k, candidates=index.matching(ids))
+                advance()
         return Retrieval(run)
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
