@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference paper's Experiment 1 (Model A vs Model B, ../shared/docs/paper-code-notes.md §2),
+# The reference paper's Experiment 1 (Model A vs Model B; arXiv 2604.16351, github.com/radoslavralev/limitations-text-retrieval),
 # sized for 2 CPU cores, then every model on the suites, then the table (--write: into docs/finetuning.md).
 #   1. cbench finetune --recipe paper-ab: the backbone (BASE, default all-MiniLM-L6-v2) fine-tuned
 #      with MNRL (scale 10) for the same 200 steps (batch 16, max_seq_length 64) per arm and seed,

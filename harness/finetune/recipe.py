@@ -1,4 +1,5 @@
-"""`--recipe paper-ab`: the reference experiment's Model A vs Model B (docs §2.2), on cbench data.
+"""`--recipe paper-ab`: the reference experiment's Model A vs Model B (arXiv 2604.16351, Experiment 1;
+``train.py`` and ``run_experiments.sh`` of github.com/radoslavralev/limitations-text-retrieval), on cbench data.
 
 - Model A: meaning-preserving pairs only, from the near-miss suite's TRAIN split: (anchor,
   pos_close) and (anchor, pos_far) for five-text items ((anchor, positive) for triplets), with

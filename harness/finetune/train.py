@@ -2,7 +2,8 @@
 every N steps (a killed run resumes from its last checkpoint), last-step weights saved as a model
 folder beside a generated `kind: encoder` submission YAML, loss/evaluation curves as JSON + PNG.
 
-Defaults follow the reference recipe (docs §2.3, all-MiniLM-L6-v2 row): MNRL with cosine and scale
+Defaults follow the reference recipe (``train.py`` and ``run_experiments.sh`` of
+github.com/radoslavralev/limitations-text-retrieval, the all-MiniLM-L6-v2 row): MNRL with cosine and scale
 10, AdamW (adamw_torch), linear schedule with warmup ratio 0.1, batch 128, lr 1e-4, weight decay
 0.001, max_seq_length 128, drop_last, the default (duplicate-allowing) batch sampler, fp16 on CUDA.
 """

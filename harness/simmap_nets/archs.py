@@ -1,4 +1,5 @@
-"""Verifiers over the token-token cosine map (reference F0-F4, paper-code-notes section 5.2).
+"""Verifiers over the token-token cosine map (reference F0-F4: arXiv 2604.16351 and
+``verifiers.py`` of github.com/radoslavralev/limitations-text-retrieval).
 
 Every verifier maps ``(M (B, m, n), q_mask (B, m), c_mask (B, n)) -> scores (B,)``, where ``M`` is
 the cosine map of query tokens (rows) against candidate tokens (columns), already 0 at invalid
@@ -459,7 +460,7 @@ ARCHS: dict[str, type[Verifier]] = {
     "transformer": TransformerVerifier,
 }
 
-#: Reference ids (paper-code-notes section 5.0) accepted by :func:`build_verifier`.
+#: Reference ids (the reference code's ``verifiers.py``) accepted by :func:`build_verifier`.
 ALIASES: dict[str, str] = {"F0": "mean", "F1": "maxsim", "F2": "align", "F3": "cnn", "F4": "transformer"}
 
 #: Reference (paper) configurations of the trainable verifiers.

@@ -1,7 +1,7 @@
 """Token-token cosine maps and batched verifier scoring.
 
 ``M[b, i, j] = cos(q_i, c_j)`` with query tokens as rows and candidate tokens as columns
-(paper-code-notes section 5.1). Entries outside the valid (query token, candidate token) pairs are 0.
+(the map of arXiv 2604.16351). Entries outside the valid (query token, candidate token) pairs are 0.
 """
 
 from __future__ import annotations

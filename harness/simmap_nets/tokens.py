@@ -1,6 +1,7 @@
 """Token-level embeddings for the similarity-map verifiers.
 
-Mirrors the reference extractor (paper-code-notes section 5.1): tokenize with padding to the
+Mirrors the reference extractor (``training_utils.py`` of github.com/radoslavralev/limitations-text-retrieval,
+the code of arXiv 2604.16351): tokenize with padding to the
 longest text in the batch, ``truncation=True`` and ``max_length`` (128), run the SentenceTransformer's
 underlying Hugging Face model and keep ``last_hidden_state`` -- no Sentence-Transformers pooling and
 no normalisation. Special tokens ([CLS]/[SEP]) are kept as valid tokens; padding positions are

@@ -1,9 +1,10 @@
 """Training of similarity-map verifiers with the reference verifier MNRL loss.
 
-paper-code-notes sections 5.4-5.5: MNRL over all in-batch positives plus only each anchor's own
-explicit negative, temperature 0.1; AdamW; linear warmup (10 %) then linear decay to 0; gradient
-clipping at 1.0 (separately for verifier and encoder parameters); infinite cycling over shuffled,
-drop-last batches; the final-step weights are kept (no checkpoint selection).
+As in the reference code of arXiv 2604.16351 (github.com/radoslavralev/limitations-text-retrieval,
+``train_and_eval_verifiers_experiment.py`` and ``run_frozen_vs_e2e_experiment.sh``): MNRL over all
+in-batch positives plus only each anchor's own explicit negative, temperature 0.1; AdamW; linear
+warmup (10 %) then linear decay to 0; gradient clipping at 1.0 (separately for verifier and encoder
+parameters); infinite cycling over shuffled, drop-last batches; the final-step weights are kept (no checkpoint selection).
 
 Two modes:
 

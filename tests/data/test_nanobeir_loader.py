@@ -83,7 +83,7 @@ def test_shipped_suite_has_the_13_datasets(tmp_path):
     assert suite.dataset_names() == NANOBEIR_DATASETS and len(NANOBEIR_DATASETS) == 13
 
 
-MTEB_PINS = {  # issue #11: the commits mteb pins for zeta-alpha-ai/Nano<Name>
+MTEB_PINS = {  # the commits mteb pins for zeta-alpha-ai/Nano<Name> (harness/data/nanobeir.py)
     "ArguAna": "8f4a982d470a32c45817738b9d29042ca55d75ad", "ClimateFEVER": "96741bfa30b9f56db8c9eb7d08e775ed6474f206",
     "DBPedia": "438f1c25129f05db6238699b5afdc9c6b58d2096", "FEVER": "a8bfdf1bf15181167a7e22e69cf8754bdea9b4c8",
     "FiQA2018": "4163ba032953d5044a7a6244261413f609c14342", "HotpotQA": "d79c0cdda980aba54842756770928035e1b61a51",

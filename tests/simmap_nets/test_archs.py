@@ -42,7 +42,7 @@ def _cos(a, b):
     return float(a @ b / (a.norm() * b.norm()))
 
 
-# --- loop-based references (paper-code-notes section 5.2) -----------------------------------------
+# --- loop-based references (the formulas of the reference code's verifiers.py) --------------------
 
 
 def ref_mean(q, c):
@@ -92,7 +92,7 @@ def test_registry_and_build():
 def test_reference_configs_constructible():
     cnn = build_verifier("cnn", **REFERENCE_CONFIGS["cnn"])
     tr = build_verifier("transformer", **REFERENCE_CONFIGS["transformer"])
-    # parameter counts of the reference F3/F4 (paper-code-notes section 5.0)
+    # parameter counts of the reference F3/F4 (verifiers.py of github.com/radoslavralev/limitations-text-retrieval)
     assert cnn.num_parameters() == 332_545
     assert tr.num_parameters() == 940_065
     for v in (cnn, tr):  # checkpoints must stay <= 10 MB (fp32)
