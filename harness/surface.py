@@ -2,8 +2,8 @@
 
 Each function maps two texts to a number where higher means "more alike on the surface". None
 reads for meaning; a composition suite on which one of them (or its negation) beats chance is
-measuring its generator, not composition (as SugarCrepe, arXiv 2306.14610, showed for ARO and
-CREPE); ``tests/suites/test_nearmiss_validity.py`` holds cbench's suites to that.
+measuring its generator, not composition (``docs/validity.md``; as SugarCrepe, arXiv 2306.14610,
+showed for ARO and CREPE); ``tests/suites/test_nearmiss_validity.py`` holds cbench's suites to that.
 
 Words are lower-cased runs of letters/digits (an apostrophe inside a word is kept: "doesn't").
 """

@@ -1,7 +1,7 @@
 """`kind: control` - scorers that cannot read for meaning, to show where chance lies.
 
-A composition suite is valid only if these sit at chance on it (as the blind baselines SugarCrepe
-reports beside every model: Hsieh et al., NeurIPS 2023, arXiv 2306.14610); the leaderboard draws
+A composition suite is valid only if these sit at chance on it (``docs/validity.md``; as the blind
+baselines SugarCrepe reports beside every model, arXiv 2306.14610); the leaderboard draws
 them as a band, and ``tests/suites/test_nearmiss_validity.py`` fails when one of them beats 0.60
 on a suite.
 
