@@ -14,7 +14,7 @@ from harness.errors import CBenchError
 from harness.paths import DEFAULT_RESULTS_DIR, PROJECT_ROOT
 from harness.results import read_results
 from harness.run_context import RunContext
-from harness.scorers.base import BuildStep
+from harness.scorers.base import BuildStep, ModelScorer
 from harness.scorers.encoder import EncoderConfig
 from harness.submissions import Registry, build_submission_scorer, load_submission
 from harness.submissions.registry import Submission
@@ -89,8 +89,8 @@ def test_every_shipped_submission_loads_or_says_in_one_line_what_makes_it_runnab
     for name, sub in subs.items():
         try:
             scorer = build_submission_scorer(sub, ctx, registry)
-            if getattr(sub.config, "model", None):
-                assert scorer.resolved.location
+            if getattr(sub.config, "model", None):  # a blind control's model: its encoder resolves it
+                assert (scorer if isinstance(scorer, ModelScorer) else scorer.encoder).resolved.location
             outcomes[name] = "runnable"
         except CBenchError as e:
             assert len(e.lines) == 1, e.lines
