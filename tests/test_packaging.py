@@ -54,7 +54,9 @@ def test_pyproject_has_lower_bounds_and_constraints_the_exact_set():
     reqs = project_requirements()
     assert [str(r) for r in reqs if any(s.operator in ("==", "===") for s in r.specifier)] == []
     pins = constraint_pins()
-    outside = [f"{r} (constraints.txt: {pins.get(canonicalize_name(r.name))})" for r in reqs if not r.specifier.contains(pins.get(canonicalize_name(r.name), Version("0")), prereleases=True)]
+    pinned = {str(r): pins.get(canonicalize_name(r.name)) for r in reqs}
+    assert [r for r, pin in pinned.items() if pin is None] == []
+    outside = [f"{r} (constraints.txt: {pinned[str(r)]})" for r in reqs if not r.specifier.contains(pinned[str(r)], prereleases=True)]
     assert outside == []
     assert pins["torch"].local == "cpu"  # a plain torch pin lets pip take PyPI's CUDA build
     assert "cbench" not in pins and "ruff" in pins
