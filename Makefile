@@ -7,17 +7,19 @@ export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 
-.PHONY: install demo test leaderboard clean browser-deps paper-ab paper-ab-mpnet minilm-cross
+.PHONY: install demo test test-fast lint leaderboard clean browser-deps paper-ab paper-ab-mpnet minilm-cross
 
 install: $(VENV)/.installed
 
-# torch is installed first and pinned (the CPU build on disk); the project pins it too, so the
-# second install never replaces it with a CUDA build.
-$(VENV)/.installed: pyproject.toml
+# The exact, tested versions come from constraints.txt (pyproject.toml has lower bounds only). torch
+# goes first, also under the constraints: the CPU build, never a CUDA one. Where the package index
+# has no +cpu build: make install TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+$(VENV)/.installed: pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -c constraints.txt torch $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+	$(BIN)/pip install -q -c constraints.txt -e ".[dev]"
 	$(BIN)/pip check
 	touch $@
 
@@ -27,6 +29,13 @@ demo: install
 
 test: install
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+
+# Without the tests marked slow (real models, training, the browser, long runs).
+test-fast: install
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow"
+
+lint: install
+	$(BIN)/ruff check .
 
 # Debian's chromium + chromedriver for the leaderboard browser tests (root, apt; else a message).
 browser-deps:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
+
 from harness.results import Metadata, Results, results_path, write_results
 from harness.sidecar import Comparison, ItemScores, SidecarHeader, sidecar_path, write_sidecar
 from harness.submissions import load_submission
@@ -153,3 +155,18 @@ def save_scored(results_dir: Path, r: Results, items: list[ItemScores]) -> Path:
         counts[it.dataset] = counts.get(it.dataset, 0) + 1
     write_sidecar(sidecar_path(path), SidecarHeader.from_results(r, counts), items)
     return path
+
+
+def board_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A submissions dir with three encoders and an empty results dir.
+
+    The project's own submissions/ folder and $CBENCH_SUBMISSIONS are switched off, so the tests
+    see only these three (and names like "bm25" stay unregistered here).
+    """
+    monkeypatch.delenv("CBENCH_SUBMISSIONS", raising=False)
+    monkeypatch.setattr("harness.paths.SUBMISSIONS_DIR", tmp_path / "no-project-submissions")
+    subs, results = tmp_path / "subs", tmp_path / "results"
+    for name in ("alpha", "beta", "gamma"):
+        write_submission(subs, name, description=f"test model {name}")
+    results.mkdir()
+    return subs, results

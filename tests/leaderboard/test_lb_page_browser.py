@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lb_helpers import five_text_items, nearmiss_results, retrieval_results, save, save_scored
+from lb_helpers import board_env, five_text_items, nearmiss_results, retrieval_results, save, save_scored
 
 from harness.leaderboard.collect import build
 from harness.leaderboard.render import write_all
@@ -172,11 +172,14 @@ def fb_rows(driver, box: str) -> list[tuple[str, str]]:
     return [(tr.get_attribute("data-item"), tr.get_attribute("data-comparison")) for tr in driver.find_elements(By.CSS_SELECTOR, f"#{box} tbody tr")]
 
 
-@pytest.fixture
-def page(env, tmp_path, monkeypatch) -> Path:
-    subs, results = env
-    write_board(tmp_path, monkeypatch, results)
-    return write_all(build(results, Registry([subs]).all()), tmp_path / "board")[2]
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    """The crowded board, built once for the module: the browser tests only read the page."""
+    tmp_path = tmp_path_factory.mktemp("board")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        subs, results = board_env(tmp_path, monkeypatch)
+        write_board(tmp_path, monkeypatch, results)
+        return write_all(build(results, Registry([subs]).all()), tmp_path / "board")[2]
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.leaderboard.pareto import RANKING_RULE, dominates, pareto_front, pareto_layers, rank
+from harness.leaderboard.pareto import dominates, pareto_front, pareto_layers, rank
 
 
 def test_single_point_is_the_front():
@@ -57,8 +57,3 @@ def test_missing_axes_get_no_layer_and_rank_last_by_name():
 
 def test_only_missing():
     assert rank({"b": None, "a": None}) == [("a", None), ("b", None)]
-
-
-def test_rule_text_names_the_order():
-    for words in ("Pareto layer ascending", "mean of the two axes descending", "then name"):
-        assert words in RANKING_RULE

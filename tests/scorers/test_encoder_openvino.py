@@ -88,6 +88,7 @@ def test_leftovers_of_killed_exports_are_removed_when_old(tmp_path):
     assert not old.exists() and recent.exists() and keep.exists()
 
 
+@pytest.mark.slow
 def test_quiet_openvino_run_in_a_real_process_prints_nothing_on_stderr(tiny_bert, beir_dir, tmp_path):
     """optimum-intel and transformers log warnings while exporting and loading (their loggers
     escape setup_logging: transformers resets its level when it first logs); `--quiet` shows none."""

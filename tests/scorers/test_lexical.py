@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from harness.errors import CBenchError
+from harness.paths import SUBMISSIONS_DIR
 from harness.run_context import RunContext
 from harness.scorers.lexical import LexicalConfig, LexicalScorer
 from harness.submissions import load_submission
-from harness.paths import SUBMISSIONS_DIR
 
 from .conftest import QRELS, QUERIES, cbench, corpus_texts, ndcg_at_10, read_result, run_submission, write_submission
 
@@ -59,12 +61,44 @@ def test_pair_scores_normalised(method):
     a = ["a red car parked outside", "a red car parked outside", "the of and", "red car", "blue bicycle", ""]
     b = ["a red car parked outside", "red car", "the of and", "a red car parked outside", "green tree", "x"]
     s = scorer(method=method).score_pairs(a, b)
-    assert s.shape == (len(a),)
-    assert np.all((s >= 0) & (s <= 1))
-    assert s[0] == pytest.approx(1.0)  # identical texts
-    assert s[2] == 0.0 and s[5] == 0.0  # self-score 0 (stopwords only, empty) -> 0
-    assert s[4] == 0.0  # no shared term
-    assert 0 < s[3] < 1  # b covers only part of a's terms
+    # Every term occurs once. The pair set's 7 distinct texts have 10 tokens ("x" is too short, "a",
+    # "the", "of", "and" are stopwords): avgdl 10/7; 'red' and 'car' are in 2 texts, 'parked' and
+    # 'outside' in 1. raw - floor sums idf(term) * tf_part(dl) over the terms b shares with a.
+    assert s.tolist() == pytest.approx(
+        [
+            1.0,  # identical texts
+            (2 * bm25_idf(method, 2)) * bm25_tf_part(method, 2) / ((2 * bm25_idf(method, 2) + 2 * bm25_idf(method, 1)) * bm25_tf_part(method, 4)),
+            0.0,  # a has no indexed term (stopwords only)
+            bm25_tf_part(method, 4) / bm25_tf_part(method, 2),  # b holds all of a's terms, at twice its length
+            0.0,  # no shared term
+            0.0,  # a is empty
+        ],
+        rel=1e-6,  # bm25s scores in float32
+    )
+
+
+K1, B, DELTA, N_TEXTS, AVGDL = 1.2, 0.75, 0.5, 7, 10 / 7  # the defaults and test_pair_scores_normalised's pair set
+
+
+def bm25_idf(method: str, df: int) -> float:
+    """bm25s' IDF for each method (n texts, df of them hold the term)."""
+    n = N_TEXTS
+    return {
+        "lucene": math.log(1 + (n - df + 0.5) / (df + 0.5)),
+        "robertson": math.log((n - df + 0.5) / (df + 0.5)),
+        "atire": math.log(n / df),
+        "bm25l": math.log((n + 1) / (df + 0.5)),
+        "bm25+": math.log((n + 1) / df),
+    }[method]
+
+
+def bm25_tf_part(method: str, dl: int) -> float:
+    """A term occurring once in a text of dl tokens, less what it scores in a text without it, over (k1 + 1)."""
+    norm = 1 - B + B * dl / AVGDL
+    if method == "bm25l":
+        c = 1 / norm
+        return (c + DELTA) / (K1 + c + DELTA) - DELTA / (K1 + DELTA)
+    return 1 / (1 + K1 * norm)
 
 
 def test_pair_scores_deterministic_and_order_independent():

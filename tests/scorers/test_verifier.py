@@ -14,6 +14,7 @@ def run(*args):
     return runner.invoke(app, list(args), catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_maxsim_reranks_the_first_stage_and_records_provenance(tiny_beir, tmp_path):
     res = tmp_path / "r"
     r = run("run", "--model", "minilm-maxsim", "--suite", str(tiny_beir), "--results-dir", str(res), "-q", "--top-k", "3")
@@ -31,6 +32,7 @@ def test_maxsim_reranks_the_first_stage_and_records_provenance(tiny_beir, tmp_pa
     assert r.exit_code == 0 and "texts encoded this run: 0" in r.stderr
 
 
+@pytest.mark.slow
 def test_trained_transformer_scores_pairs(tmp_path):
     from harness.run_context import RunContext
     from harness.submissions import Registry, build_submission_scorer
@@ -51,6 +53,7 @@ def test_missing_checkpoint_is_one_line(tmp_path, tiny_beir):
     assert r.exit_code == 2 and "checkpoint" in r.stderr and "Traceback" not in r.output
 
 
+@pytest.mark.slow
 def test_train_verifier_command_on_a_tiny_train_split(tmp_path):
     rows = []
     for i in range(8):
@@ -68,6 +71,7 @@ def test_train_verifier_command_on_a_tiny_train_split(tmp_path):
     assert cfg["train_data"]["split"] == "train" and cfg["train_data"]["identity_positives"] and (out / "verifier.safetensors").is_file() and (out / "curve.png").is_file()
 
 
+@pytest.mark.slow
 def test_results_are_recomputed_when_the_checkpoint_changes(tmp_path):
     rows = [{"id": f"t{i}", "category": "c", "split": "train", "anchor": f"Team {i} beat the visitors.",
              "positive": f"The visitors lost to team {i}.", "negative": f"The visitors beat team {i}."} for i in range(4)]  # fmt: skip

@@ -155,12 +155,22 @@ def test_hand_made_cases():
     assert score_pairs(build_verifier("maxsim"), [q], [c])[0] == pytest.approx(0.5, abs=1e-6)
     # mean of all valid-pair cosines: 1 of 6 pairs is 1
     assert score_pairs(build_verifier("mean"), [q], [c])[0] == pytest.approx(1 / 6, abs=1e-6)
-    # align of orthonormal tokens against themselves: each query token (almost) fully attends to
-    # its own position; against the reversed sequence the positional penalty spreads the attention
-    # (word-order reversal is penalised by F2 but invisible to MaxSim)
+    # align of orthonormal tokens: query token i matches one candidate token j* (cosine 1, 0 to the
+    # others), so t_i is the softmax weight of j* over logits (M_ij - 0.1 |i - j|) / 0.1. Against
+    # themselves (j* = i) each token (almost) fully attends to its own position; against the reversed
+    # sequence (j* = 19 - i) the positional penalty spreads the attention (word-order reversal is
+    # penalised by F2 but invisible to MaxSim)
     eye = torch.eye(20)
-    assert score_pairs(build_verifier("align"), [eye], [eye])[0] > 0.99
-    assert score_pairs(build_verifier("align"), [eye], [eye.flip(0)])[0] < 0.6
+
+    def weight_on_match(i: int, match: int) -> float:
+        w = [math.exp((float(j == match) - 0.1 * abs(i - j)) / 0.1) for j in range(20)]
+        return w[match] / sum(w)
+
+    in_order = sum(weight_on_match(i, i) for i in range(20)) / 20
+    reversed_ = sum(weight_on_match(i, 19 - i) for i in range(20)) / 20
+    assert (in_order, reversed_) == pytest.approx((0.99995134, 0.46160713), abs=1e-8)
+    assert score_pairs(build_verifier("align"), [eye], [eye])[0] == pytest.approx(in_order, rel=1e-6)
+    assert score_pairs(build_verifier("align"), [eye], [eye.flip(0)])[0] == pytest.approx(reversed_, rel=1e-6)
     assert score_pairs(build_verifier("maxsim"), [eye], [eye.flip(0)])[0] == pytest.approx(1.0)
 
 

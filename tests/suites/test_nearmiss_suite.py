@@ -34,7 +34,7 @@ class WordSetScorer(Scorer):
         return np.array([len(words(x) & words(y)) / len(words(x) | words(y)) for x, y in zip(a, b, strict=True)])
 
 
-def test_bag_of_words_is_at_or_below_chance_on_role_swap_and_binding():
+def test_bag_of_words_never_wins_on_role_swap_and_binding():
     suite = resolve_suite("nearmiss-v1", None)
     assert set(suite.dataset_names()) == {"negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order"}
     scorer = WordSetScorer(SubmissionBase(name="bow", kind="word-set"), RunContext())
@@ -42,7 +42,8 @@ def test_bag_of_words_is_at_or_below_chance_on_role_swap_and_binding():
         data = suite.load(category)
         assert len(data.triplets) == 300 and all(t.split == "test" for t in data.triplets)
         metrics = suite.evaluate(scorer, data, EvalOptions()).metrics
-        assert metrics["triplet_accuracy"] <= 0.5, (category, metrics)
+        # every negative has exactly the anchor's words (Jaccard 1), which no positive reaches
+        assert (metrics["triplet_accuracy"], metrics["mean_sim_negative"]) == (0.0, 1.0), (category, metrics)
 
 
 @pytest.mark.skipif(not (SHARED_DATA / "sugarcrepe_pp").is_dir(), reason="shared SugarCrepe++ data not present")
@@ -55,6 +56,7 @@ def test_sugarcrepe_pp_suite_reads_the_five_files():
     assert {"tot_accuracy", "triplet_accuracy", "auroc", "false_accept@95"} <= set(scores)
 
 
+@pytest.mark.slow
 def test_user_pair_csv_suite_through_the_cli(tmp_path, monkeypatch):
     monkeypatch.setenv("CBENCH_DATA_DIR", str(tmp_path))
     (tmp_path / "pairs.csv").write_text(
