@@ -295,7 +295,7 @@ def prepare_export(method: str, work: Path, env: dict[str, str], timeout: float)
     return {"export_s": wall, "peak_rss_mib": rss}
 
 
-def cached_embeddings(cache: Path) -> dict[bytes, "object"]:
+def cached_embeddings(cache: Path) -> dict[bytes, object]:
     """Every embedding in a cbench cache folder, by text key (all namespaces: no prompts here, so
     a text's query and document embeddings are the same)."""
     import numpy as np

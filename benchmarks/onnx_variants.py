@@ -30,7 +30,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from bench_retrieval import AGREEMENT_TOLERANCE, BATCH_SIZE, MAX_SEQ_LENGTH, TOP_K, ir_metrics, load_collection, model_path, write_section
 
 HERE = Path(__file__).resolve().parent

@@ -26,7 +26,7 @@ MEAN = "(mean)"
 COLUMNS = ["submission", "suite", "task", "dataset", "metric", "value", "is_main", "kind", "complete", "git_commit", "date"]
 
 
-def results_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFrame":
+def results_frame(results_dir: str | Path = "leaderboard/results") -> pd.DataFrame:
     """Every results file under ``results_dir`` (``<submission>/<suite>.json``) as one long table.
     An unreadable file stops with the file's one-line error (CBenchError)."""
     import pandas as pd
@@ -52,7 +52,7 @@ def results_frame(results_dir: str | Path = "leaderboard/results") -> "pd.DataFr
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def leaderboard_frame(results_dir: str | Path = "leaderboard/results", cost_dir: str | Path | None = None) -> "pd.DataFrame":
+def leaderboard_frame(results_dir: str | Path = "leaderboard/results", cost_dir: str | Path | None = None) -> pd.DataFrame:
     """The leaderboard table as leaderboard.csv has it (ranked rows, then controls); the cost
     columns from ``cost_dir`` (default: ``cost/`` beside ``results_dir``)."""
     import pandas as pd

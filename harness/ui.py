@@ -8,10 +8,9 @@ from contextlib import contextmanager
 from typing import NoReturn
 
 import typer
-
 from rich.console import Console
-from rich.markup import escape
 from rich.logging import RichHandler
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,

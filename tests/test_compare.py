@@ -10,9 +10,9 @@ import shutil
 
 import numpy as np
 import pytest
-from cbench_testutil import write_lexical, write_tiny_suites
 from typer.testing import CliRunner
 
+from cbench_testutil import write_lexical, write_tiny_suites
 from harness.cli import app
 from harness.compare import CompareReport
 from harness.results import read_results

@@ -9,10 +9,10 @@ from typing import Literal
 
 import numpy as np
 import pytest
-from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from pydantic import Field
 from typer.testing import CliRunner
 
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from harness.cli import app
 from harness.costs.measure import MeasureContext
 from harness.costs.record import CostRecord, read_cost, read_costs

@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from harness.paths import PROJECT_ROOT
 from harness.results import read_results
 

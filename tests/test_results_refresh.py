@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cbench_testutil import ITEM_FRAMES, write_tiny_suites
 from typer.testing import CliRunner
 
+from cbench_testutil import ITEM_FRAMES, write_tiny_suites
 from harness import __version__
 from harness.cli import app
 from harness.results import read_results

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from cbench_testutil import enospc_open, fill_up, mount_tmpfs, remount_readonly, unmount
 from typer.testing import CliRunner
 
+from cbench_testutil import enospc_open, fill_up, mount_tmpfs, remount_readonly, unmount
 from harness.cli import app
 
 runner = CliRunner()

@@ -11,9 +11,9 @@ import gzip
 import json
 
 import pytest
-from cbench_testutil import write_tiny_suites
 from typer.testing import CliRunner
 
+from cbench_testutil import write_tiny_suites
 from harness.cli import app
 from harness.results import read_results
 from harness.sidecar import SidecarHeader, main_values, read_sidecar, sidecar_problems
@@ -218,7 +218,6 @@ def frames_run(suites, res, *extra: str):
 
 def test_clustered_suite_records_units_and_its_interval_method(suites, tmp_path):
     from cbench_testutil import ITEM_FRAMES
-
     from harness.stats.intervals import N_RESAMPLES, mean_ci
 
     res = tmp_path / "res"

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cbench_testutil import write_tiny_suites
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
+from cbench_testutil import write_tiny_suites
 from harness.cli import app
 from harness.errors import CBenchError
 from harness.results import read_results

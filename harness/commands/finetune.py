@@ -49,8 +49,7 @@ def register(app: typer.Typer) -> None:
 
         Writes OUT/model (last-step weights) and OUT/<name>.yaml (kind: encoder, or cross-encoder,
         with provenance); rerun the same command after a kill to resume from OUT/checkpoints."""
-        from harness.ui import fail
-        from harness.ui import err_console, setup_logging
+        from harness.ui import err_console, fail, setup_logging
 
         setup_logging(quiet)
         if quiet:

@@ -125,7 +125,8 @@ def _refresh_one(path: Path, droot: Path | None, stamp: Recomputed, suites: dict
     first, then the results file, each atomically, under the results file's lock) when ``write``.
     ``suites``: (suite name, recorded suite file) -> the suite, filled as they are met."""
     from harness.results import read_results, write_results
-    from harness.runner import refresh_intervals as refresh, results_lock
+    from harness.runner import refresh_intervals as refresh
+    from harness.runner import results_lock
     from harness.sidecar import read_sidecar, sidecar_path, sidecar_problems, write_sidecar
     from harness.suites.registry import find_suite
 

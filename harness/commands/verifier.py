@@ -83,13 +83,12 @@ def register(app: typer.Typer) -> None:
         """Train a verifier with the reference loss (in-batch positives + own near-miss, T=0.1)."""
         import torch
 
-        from harness.ui import fail
         from harness.run_context import RunContext
         from harness.scorers.encoder import EncoderScorer
         from harness.scorers.verifier import VerifierConfig, VerifierScorer
-        from harness.submissions import Registry, build_submission_scorer
-        from harness.ui import Progress, err_console, setup_logging
         from harness.simmap_nets.train import train_verifier
+        from harness.submissions import Registry, build_submission_scorer
+        from harness.ui import Progress, err_console, fail, setup_logging
 
         setup_logging(quiet)
         try:

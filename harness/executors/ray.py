@@ -36,11 +36,11 @@ import ray
 
 from harness.errors import CBenchError, DataUnavailable
 from harness.executors.base import RunRequest, SubmissionRun
+from harness.executors.worker import WorkerSpec, worker_scorer
 from harness.results import results_path
 from harness.run_context import RunContext
 from harness.runner import SuiteOutcome, SuiteRun, compute_dataset
 from harness.scorers.base import EmbeddingScorer, Scorer
-from harness.executors.worker import WorkerSpec, worker_scorer
 from harness.submissions import build_submission_scorer
 from harness.suites.base import EvalOptions, Suite
 from harness.ui import err_console

@@ -12,15 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.atomic import atomic_write_text
+from harness.leaderboard.chance import BELOW, INSIDE, Band, band_lines, bands
 from harness.leaderboard.collect import (
     FALSE_ACCEPT,
     Cell,
     Leaderboard,
     Row,
 )
-from harness.leaderboard.chance import BELOW, INSIDE, Band, band_lines, bands
-from harness.leaderboard.explorer import browser_data, comparison_legend, embed
 from harness.leaderboard.cost import COST_COLUMNS, COST_KEYS, COST_LINE, QUERY_KEY, cost_cells, cost_columns, cost_raw, has_costs
+from harness.leaderboard.explorer import browser_data, comparison_legend, embed
 from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg

@@ -62,7 +62,7 @@ class ControlConfig(SubmissionBase):
     )
 
     @model_validator(mode="after")
-    def _needs(self) -> "ControlConfig":
+    def _needs(self) -> ControlConfig:
         if self.feature in BLIND and not self.train_file:
             raise ValueError(f"feature '{self.feature}' needs train_file")
         if self.feature == "blind-embedding" and not self.model:

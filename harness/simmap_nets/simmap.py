@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -66,7 +67,7 @@ def _module_device(module: torch.nn.Module) -> torch.device | None:
 
 
 def score_pairs(
-    verifier: "Verifier",
+    verifier: Verifier,
     q_embs: Sequence[torch.Tensor],
     c_embs: Sequence[torch.Tensor],
     batch_size: int = 64,

@@ -35,7 +35,7 @@ def _accepted_inputs(auto_model: torch.nn.Module) -> set[str] | None:
 
 
 def encode_tokens(
-    model: "SentenceTransformer",
+    model: SentenceTransformer,
     texts: list[str],
     max_length: int = 128,
     batch_size: int = 32,

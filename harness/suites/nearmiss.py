@@ -18,7 +18,6 @@ from harness.sidecar import Comparison, ItemScores, PairScore
 from harness.suites.base import DatasetOutcome, EvalOptions, Suite, SuiteConfig, check_finite
 from harness.suites.files import SHA256_PATTERN, PinnedFile, checked_digest, locate
 
-
 # What each comparison of the per-item scores (``_item_comparisons``, ``evaluate``) compares: name ->
 # ((left, right) texts of its positive score, (left, right) texts of its negative score), as field
 # names of the item (NearMissItem) or triplet; e.g. close_far = s(anchor, pos_close) vs s(anchor, neg_far).

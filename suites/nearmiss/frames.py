@@ -44,7 +44,7 @@ class Pool(BaseModel):
     train: list[str] = Field(min_length=2)
 
     @model_validator(mode="after")
-    def _disjoint(self) -> "Pool":
+    def _disjoint(self) -> Pool:
         shared = set(map(str.lower, self.test)) & set(map(str.lower, self.train))
         if shared:
             raise ValueError(f"test and train fillers overlap: {sorted(shared)[:5]}")
@@ -76,7 +76,7 @@ class Frame(BaseModel):
     note: str | None = None
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Frame":
+    def _consistent(self) -> Frame:
         a, b = self.sides
         if len(a.far) != len(b.far):
             raise ValueError("both sides need the same number of far forms (the i-th far forms are one restructuring)")

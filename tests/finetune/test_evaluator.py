@@ -32,10 +32,10 @@ def test_equals_cbench_run_main_score(tiny_st, nearmiss_suite, tmp_path):
 
 
 def test_sequential_with_information_retrieval(tiny_st, nearmiss_suite, tmp_path):
-    from cbench_testutil import write_beir
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.evaluation import SequentialEvaluator
 
+    from cbench_testutil import write_beir
     from harness.finetune.evaluator import NearMissEvaluator, retrieval_evaluators
 
     beir = write_beir(

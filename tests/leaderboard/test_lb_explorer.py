@@ -10,9 +10,9 @@ import pytest
 from explorer_fixture import ITEMS, TRIPLETS, revisions, scores, with_revisions, write_board
 from lb_helpers import five_text_items, nearmiss_results, save, save_scored
 
+from harness.leaderboard.chance import Band
 from harness.leaderboard.collect import build
 from harness.leaderboard.explorer import SCALE, BrowserData, browser_data, changed_spans, comparison_legend, unembed
-from harness.leaderboard.chance import Band
 from harness.leaderboard.heatmap import ABOVE_RAMP, BELOW_RAMP, NEUTRAL, RAMP, centred_colour, colour, heatmaps
 from harness.leaderboard.render import write_all
 from harness.leaderboard.reranks import reranks

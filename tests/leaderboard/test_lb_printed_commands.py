@@ -9,10 +9,10 @@ import csv
 import shlex
 
 import pytest
-from cbench_testutil import MORE_DOCS, MORE_QRELS, MORE_QUERIES, write_beir, write_lexical, write_tiny_suites
 from lb_helpers import nearmiss_results, save
 from typer.testing import CliRunner
 
+from cbench_testutil import MORE_DOCS, MORE_QRELS, MORE_QUERIES, write_beir, write_lexical, write_tiny_suites
 from harness.cli import app
 from harness.leaderboard.collect import build
 from harness.results import read_results

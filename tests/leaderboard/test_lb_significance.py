@@ -156,7 +156,6 @@ def test_units_from_the_suite_data_when_the_per_item_scores_carry_none(scored_en
     frames are read from its data, while the data is at the revision the results record; else the
     items are tested alone."""
     from cbench_testutil import write_tiny_suites
-
     from harness.suites.registry import load_suite_file
 
     subs, results = scored_env

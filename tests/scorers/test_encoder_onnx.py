@@ -16,7 +16,16 @@ from harness.scorers.backends import OnnxBackend
 from harness.scorers.encoder import EncoderScorer
 from harness.submissions import Registry, load_submission
 
-from .conftest import assert_embeddings_equal_torch, assert_one_line_error, cbench, encoder_scorer, read_result, run_submission, run_torch_and_backend, write_submission
+from .conftest import (
+    assert_embeddings_equal_torch,
+    assert_one_line_error,
+    cbench,
+    encoder_scorer,
+    read_result,
+    run_submission,
+    run_torch_and_backend,
+    write_submission,
+)
 
 pytest.importorskip("onnxruntime", reason="the onnx extra is not installed")
 pytest.importorskip("optimum.onnxruntime", reason="the onnx extra is not installed")

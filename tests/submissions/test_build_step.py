@@ -6,9 +6,9 @@ or says in one line what makes it runnable."""
 from __future__ import annotations
 
 import pytest
-from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from typer.testing import CliRunner
 
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
 from harness.cli import app
 from harness.errors import CBenchError
 from harness.paths import DEFAULT_RESULTS_DIR, PROJECT_ROOT

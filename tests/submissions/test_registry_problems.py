@@ -5,9 +5,9 @@ every problem of every such file, one line each, exit 2."""
 from __future__ import annotations
 
 import pytest
-from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir, write_lexical
 from typer.testing import CliRunner
 
+from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir, write_lexical
 from harness.cli import app
 from harness.errors import CBenchError
 from harness.submissions import Registry, load_submission

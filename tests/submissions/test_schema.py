@@ -3,9 +3,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import CBenchError
+from harness.scorers.encoder import EncoderConfig
 from harness.submissions import Registry, load_submission
 from harness.submissions.registry import Submission
-from harness.scorers.encoder import EncoderConfig
 
 
 def write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:

@@ -4,8 +4,8 @@ comparison of the per-item scores, only for data kept beside the suite file."""
 from __future__ import annotations
 
 import numpy as np
-from cbench_testutil import write_tiny_suites
 
+from cbench_testutil import write_tiny_suites
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
 from harness.suites.base import EvalOptions

@@ -8,8 +8,8 @@ import json
 
 import numpy as np
 import pytest
-from cbench_testutil import ITEM_FRAMES, TRIPLET_FRAMES, write_tiny_suites
 
+from cbench_testutil import ITEM_FRAMES, TRIPLET_FRAMES, write_tiny_suites
 from harness.errors import CBenchError
 from harness.run_context import RunContext
 from harness.scorers.base import Scorer, SubmissionBase
