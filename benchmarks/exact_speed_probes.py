@@ -137,7 +137,7 @@ def openvino_settings(args) -> None:
             m.encode(texts[:32], batch_size=32)
             timed(f"openvino {name}", lambda m=m: m.encode(texts, batch_size=32), ref)
         for bs in (16, 64):
-            timed(f"openvino default, batch {bs}", lambda bs=bs: m.encode(texts, batch_size=bs), ref)
+            timed(f"openvino default, batch {bs}", lambda bs=bs, m=m: m.encode(texts, batch_size=bs), ref)
 
 
 def two_sessions(args) -> None:

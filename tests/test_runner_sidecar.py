@@ -229,7 +229,7 @@ def test_clustered_suite_records_units_and_its_interval_method(suites, tmp_path)
     groups = [main_values(items, "triplet_accuracy") for items in by.values()]
     units = [[it.unit for it in items] for items in by.values()]
     varied = 0
-    for (ds, items), values, labels in zip(by.items(), groups, units, strict=True):
+    for ds, values, labels in zip(by, groups, units, strict=True):
         assert framed.ci95[ds] == mean_ci([values], units=[labels])
         if len(set(values)) > 1:  # BM25 gets every role_swap item wrong: a zero-width interval either way
             assert framed.ci95[ds] != mean_ci([values]) == plain.ci95[ds]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +13,7 @@ from harness.errors import CBenchError
 from harness.ui import err_console, fail, out_console, print_table
 
 
-class CompareFormat(str, Enum):
+class CompareFormat(StrEnum):
     table = "table"
     json = "json"
 

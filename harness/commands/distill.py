@@ -21,7 +21,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,7 +43,7 @@ def install_hint(requirement: str, *, no_deps: bool = False) -> str:
     return shlex.join(words)
 
 
-class Quantize(str, Enum):
+class Quantize(StrEnum):
     float16 = "float16"
     float32 = "float32"
     int8 = "int8"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,12 +14,12 @@ from harness.ui import err_console, escape, fail, out_console
 ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     files = "files"
     rich = "rich"
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     mteb = "mteb"
 
 

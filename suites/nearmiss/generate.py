@@ -130,7 +130,7 @@ def candidates(frames, pools, category: str, split: str, need: int, rng: random.
     out: list[Candidate] = []
     for fr, fp in chosen:
         made = 0
-        for attempt in range(per_frame * 20):
+        for _attempt in range(per_frame * 20):
             if made >= per_frame:
                 break
             side = made % 2
