@@ -228,7 +228,8 @@ def distill_cmd(
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Distill a static (model2vec) model from an encoder submission, offline, and save it. Needs the skeletoken package, which make install leaves out: the command says how to install it."""
+    """Distill a static (model2vec) model from an encoder submission, offline, and save it. Needs the skeletoken package, """ \
+    """which make install leaves out: the command says how to install it."""
 
     from harness.ui import Progress, setup_logging
 
