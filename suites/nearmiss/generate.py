@@ -262,7 +262,9 @@ def generate(
     return [{k: r[k] for k in KEYS} for r in rows]
 
 
-NEGATION_MARKERS = ("not", "never", "no", "none", "nobody", "nothing", "nowhere", "without", "cannot", "neither", "nor", "always", "with", "any", "some", "a", "an", "ever")
+NEGATION_MARKERS = (
+    "not", "never", "no", "none", "nobody", "nothing", "nowhere", "without", "cannot", "neither", "nor", "always", "with", "any", "some", "a", "an", "ever"
+)
 NEGATION_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
 PERMUTATION = ("role_swap", "attribute_binding")
 
