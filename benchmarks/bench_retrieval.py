@@ -285,10 +285,10 @@ def prepare_export(method: str, work: Path, env: dict[str, str], timeout: float)
         "import time; t = time.perf_counter()\n"
         "from harness.run_context import RunContext\n"
         "from harness.submissions import Registry, build_submission_scorer, with_backend\n"
-        "reg = Registry(); sub = with_backend(reg.resolve(%r), %r)\n"
+        f"reg = Registry(); sub = with_backend(reg.resolve({SUBMISSION!r}), {BACKEND_OF[method]!r})\n"
         "build_submission_scorer(sub, RunContext(), reg).model\n"
         "print(time.perf_counter() - t)\n"
-    ) % (SUBMISSION, BACKEND_OF[method])
+    )
     wall, rss, rc, out, err = run_child([sys.executable, "-c", code], {**env, "CBENCH_CACHE": str(cbench_cache(method, work))}, timeout)
     if rc != 0:
         return {"error": f"exit {rc}: {err.strip()[-300:]}"}

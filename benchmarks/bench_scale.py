@@ -172,7 +172,11 @@ def main() -> None:
             print(f"{n} documents, {mode} ...", file=sys.stderr, flush=True)
             row = {"docs": n, "mode": mode, "load_before": os.getloadavg()[0], **run_one(folder, MODES[mode][0], work / "run", MODES[mode][1])}
             report["rows"].append(row)
-            print(f"  {row.get('wall_s', 0):.1f} s, driver {row['maxrss_mib']:.0f} MiB, tree {row['tree_peak_mib']:.0f} MiB, rc {row['rc']}", file=sys.stderr, flush=True)
+            print(
+                f"  {row.get('wall_s', 0):.1f} s, driver {row['maxrss_mib']:.0f} MiB, tree {row['tree_peak_mib']:.0f} MiB, rc {row['rc']}",
+                file=sys.stderr,
+                flush=True,
+            )
             args.json.write_text(json.dumps(report, indent=1))
         shutil.rmtree(folder, ignore_errors=True)
     report["load_at_end"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -207,7 +211,8 @@ def write_section(report: dict, md: Path) -> None:
     lines += [
         f"Synthetic BEIR folders (seeded; {N_QUERIES} queries, one relevant document each), submission `{SUBMISSION}` (model2vec static, 256 dims),",
         "each run a fresh process with an empty embedding cache. *wall*: the whole command, from outside. *driver RSS*: `ru_maxrss` of the",
-        "`cbench run` process from `os.wait4` (the largest single process among it and the descendants it reaped; a maximum, not a sum). *tree peak*: the peak of the summed RSS of that process and all its descendants (Ray's raylet,",
+        "`cbench run` process from `os.wait4` (the largest single process among it and the descendants it reaped; a maximum, not a sum). "
+        "*tree peak*: the peak of the summed RSS of that process and all its descendants (Ray's raylet,",
         "GCS, workers, actors), sampled every 0.2 s, so an estimate that counts shared pages (the object store) once per process mapping them.",
         "*retrieve*: encode + search inside the run (the results file's timing). *docs/s*: documents / retrieve. *= local*: the",
         "results' metrics equal the local run's (all of them, exactly).",
@@ -217,12 +222,16 @@ def write_section(report: dict, md: Path) -> None:
     ]
     for r in rows:
         if r["rc"] != 0:
-            lines.append(f"| {r['docs']:,} | {r['mode']} | {r['wall_s']:.1f} | {r['maxrss_mib']:.0f} | {r['tree_peak_mib']:.0f} | failed (rc {r['rc']}) | | | | | {r['load_before']:.2f} |")
+            lines.append(
+                f"| {r['docs']:,} | {r['mode']} | {r['wall_s']:.1f} | {r['maxrss_mib']:.0f} | {r['tree_peak_mib']:.0f} | "
+                f"failed (rc {r['rc']}) | | | | | {r['load_before']:.2f} |"
+            )
             continue
         t = r["timings"]
         same = "—" if r["mode"] == "local" else ("yes" if r["docs"] in local and local[r["docs"]]["metrics"] == r["metrics"] else "**no**")
         lines.append(
-            f"| {r['docs']:,} | {r['mode']} | {r['wall_s']:.1f} | {r['maxrss_mib']:.0f} | {r['tree_peak_mib']:.0f} | {t.get('load', 0):.1f} | {t['retrieve']:.1f} | "
+            f"| {r['docs']:,} | {r['mode']} | {r['wall_s']:.1f} | {r['maxrss_mib']:.0f} | {r['tree_peak_mib']:.0f} | "
+            f"{t.get('load', 0):.1f} | {t['retrieve']:.1f} | "
             f"{r['docs'] / t['retrieve']:,.0f} | {r['metrics']['ndcg@10']:.4f} | {same} | {r['load_before']:.2f} |"
         )
     lines += ["", *growth_notes(rows), "", *cluster_estimate(rows), "", END]
@@ -245,7 +254,8 @@ def growth_notes(rows: list[dict]) -> list[str]:
         for a, b in zip(rs, rs[1:], strict=False):
             f = b["docs"] / a["docs"]
             out.append(
-                f"- {mode}, {a['docs']:,} → {b['docs']:,} documents (×{f:g}): wall ×{b['wall_s'] / a['wall_s']:.2f}, retrieve ×{b['timings']['retrieve'] / max(a['timings']['retrieve'], 1e-9):.2f}, "
+                f"- {mode}, {a['docs']:,} → {b['docs']:,} documents (×{f:g}): wall ×{b['wall_s'] / a['wall_s']:.2f}, "
+                f"retrieve ×{b['timings']['retrieve'] / max(a['timings']['retrieve'], 1e-9):.2f}, "
                 f"driver RSS +{b['maxrss_mib'] - a['maxrss_mib']:.0f} MiB, tree peak +{b['tree_peak_mib'] - a['tree_peak_mib']:.0f} MiB"
             )
     for mode in dict.fromkeys(r["mode"] for r in ok):
@@ -262,7 +272,8 @@ def growth_notes(rows: list[dict]) -> list[str]:
         if (n, "local") in by and (n, "ray --shards 2") in by:
             a, b = by[(n, "local")], by[(n, "ray --shards 2")]
             out.append(
-                f"- ray --shards 2 vs local at {n:,} documents: wall ×{b['wall_s'] / a['wall_s']:.2f}, retrieve ×{b['timings']['retrieve'] / a['timings']['retrieve']:.2f}, "
+                f"- ray --shards 2 vs local at {n:,} documents: wall ×{b['wall_s'] / a['wall_s']:.2f}, "
+                f"retrieve ×{b['timings']['retrieve'] / a['timings']['retrieve']:.2f}, "
                 f"driver RSS {b['maxrss_mib']:.0f} vs {a['maxrss_mib']:.0f} MiB"
             )
     out += [
@@ -297,16 +308,21 @@ def cluster_estimate(rows: list[dict]) -> list[str]:
     return [
         f"What a 10-node cluster would do for full MS MARCO ({N:,} passages, {Q:,} dev queries), extrapolated from the {n:,}-document rows:",
         "",
-        f"- per node (this machine, 2 CPUs, loaded): encoding {enc_rate:,.0f} documents/s (cold minus warm retrieve; includes the model load), search + cache read "
+        f"- per node (this machine, 2 CPUs, loaded): encoding {enc_rate:,.0f} documents/s "
+        "(cold minus warm retrieve; includes the model load), search + cache read "
         f"{search_per_pair * 1e9:.2f} s per 10⁹ query×document pairs (warm retrieve / ({n:,} × {N_QUERIES}));",
-        f"- encoding: {N:,} / ({enc_rate:,.0f} × {nodes}) ≈ **{t_enc / 60:.1f} min**; exact search of {Q:,} queries: {N:,} × {Q:,} × that cost / {nodes} ≈ **{t_search / 60:.1f} min** "
+        f"- encoding: {N:,} / ({enc_rate:,.0f} × {nodes}) ≈ **{t_enc / 60:.1f} min**; "
+        f"exact search of {Q:,} queries: {N:,} × {Q:,} × that cost / {nodes} ≈ **{t_search / 60:.1f} min** "
         "(search grows with queries × documents; here it is split over the nodes like the encoding);",
-        f"- overheads that do not shrink with nodes: the coordinator reads the whole corpus ({cold['timings']['load']:.1f} s per {n:,} documents → ≈ {t_load / 60:.1f} min for {N:,}), "
-        f"and holds its texts; Ray start-up and task/actor scheduling (measured here: wall minus load minus retrieve = {ray_fixed:.0f} s for the Ray run vs {local_fixed:.0f} s locally); "
+        "- overheads that do not shrink with nodes: the coordinator reads the whole corpus "
+        f"({cold['timings']['load']:.1f} s per {n:,} documents → ≈ {t_load / 60:.1f} min for {N:,}), "
+        "and holds its texts; Ray start-up and task/actor scheduling "
+        f"(measured here: wall minus load minus retrieve = {ray_fixed:.0f} s for the Ray run vs {local_fixed:.0f} s locally); "
         "the per-block top-k merge on the coordinator (inside the Ray run's retrieve time here); "
         "not measured here: shipping the corpus texts from the coordinator's object store to the other nodes (≈ 3 GB for MS MARCO over the network) "
         "and stragglers (the last block);",
-        f"- total ≈ {(t_enc + t_search + t_load) / 60:.0f} min + start-up, against ≈ {(N / enc_rate + N * Q * search_per_pair + t_load) / 60:.0f} min on one such node. "
+        f"- total ≈ {(t_enc + t_search + t_load) / 60:.0f} min + start-up, "
+        f"against ≈ {(N / enc_rate + N * Q * search_per_pair + t_load) / 60:.0f} min on one such node. "
         "A linear extrapolation from one small machine under load: a measurement on a real cluster would replace it.",
     ]
 

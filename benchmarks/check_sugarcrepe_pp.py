@@ -41,7 +41,10 @@ def main() -> None:
         cb = round(got[name]["tot_accuracy"] * len(items))
         within = abs(cb - correct) <= 1
         ok &= within
-        print(f"{name:12s} items {len(items):5d}  independent {correct:5d} ({correct / len(items):.4f})  cbench {cb:5d} ({got[name]['tot_accuracy']:.4f})  diff {cb - correct:+d}  {'ok' if within else 'MISMATCH'}")
+        print(
+            f"{name:12s} items {len(items):5d}  independent {correct:5d} ({correct / len(items):.4f})  "
+            f"cbench {cb:5d} ({got[name]['tot_accuracy']:.4f})  diff {cb - correct:+d}  {'ok' if within else 'MISMATCH'}"
+        )
     raise SystemExit(0 if ok else 1)
 
 

@@ -132,12 +132,17 @@ def openvino_settings(args) -> None:
     for _ in range(args.repeat):
         ref = timed("torch", lambda: t.encode(texts, batch_size=32))
         for name, extra in settings.items():
-            m = SentenceTransformer(str(folder), device="cpu", backend="openvino", model_kwargs={"file_name": "openvino_model.xml", "ov_config": {"INFERENCE_PRECISION_HINT": "f32", **extra}})
+            m = SentenceTransformer(
+                str(folder),
+                device="cpu",
+                backend="openvino",
+                model_kwargs={"file_name": "openvino_model.xml", "ov_config": {"INFERENCE_PRECISION_HINT": "f32", **extra}},
+            )
             m.max_seq_length = 256
             m.encode(texts[:32], batch_size=32)
             timed(f"openvino {name}", lambda m=m: m.encode(texts, batch_size=32), ref)
         for bs in (16, 64):
-            timed(f"openvino default, batch {bs}", lambda bs=bs: m.encode(texts, batch_size=bs), ref)
+            timed(f"openvino default, batch {bs}", lambda bs=bs, m=m: m.encode(texts, batch_size=bs), ref)
 
 
 def two_sessions(args) -> None:
@@ -160,7 +165,12 @@ def two_sessions(args) -> None:
     def ort(threads: int):
         o = onnxruntime.SessionOptions()
         o.intra_op_num_threads = threads
-        m = SentenceTransformer(str(onnx_dir), device="cpu", backend="onnx", model_kwargs={"file_name": "model_O2.onnx", "provider": "CPUExecutionProvider", "session_options": o})
+        m = SentenceTransformer(
+            str(onnx_dir),
+            device="cpu",
+            backend="onnx",
+            model_kwargs={"file_name": "model_O2.onnx", "provider": "CPUExecutionProvider", "session_options": o},
+        )
         m.max_seq_length = 256
         return m
 

@@ -73,16 +73,29 @@ def run(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Recompute datasets that already have results.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the embedding cache.")] = False,
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
-    backend: Annotated[str | None, typer.Option("--backend", help="Encoder submissions: torch, onnx (ONNX Runtime, CPU) or openvino (OpenVINO float32, CPU); overrides the submission's backend.")] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Encoder submissions: torch, onnx (ONNX Runtime, CPU) or openvino (OpenVINO float32, CPU); overrides the submission's backend.",
+        ),
+    ] = None,
     submissions_dir: SubmissionsDir = None,
     data_dir: DataDir = None,
     quiet: Quiet = False,
     all_submissions: Annotated[bool, typer.Option("--all", help="Every registered submission (instead of --model).")] = False,
     executor: Annotated[str, typer.Option("--executor", help="local (this process) or ray (one Ray task per submission x suite x dataset).")] = "local",
-    ray_address: Annotated[str | None, typer.Option("--ray-address", help="Ray cluster to use (auto: the one `ray start` made); default: start a local one.")] = None,
+    ray_address: Annotated[
+        str | None,
+        typer.Option("--ray-address", help="Ray cluster to use (auto: the one `ray start` made); default: start a local one."),
+    ] = None,
     shards: Annotated[
         int | None,
-        typer.Option("--shards", min=1, help="Ray: encode and search each retrieval corpus in N shards (dense/static kinds); default: automatic for large corpora."),
+        typer.Option(
+            "--shards",
+            min=1,
+            help="Ray: encode and search each retrieval corpus in N shards (dense/static kinds); default: automatic for large corpora.",
+        ),
     ] = None,
     cpus_per_task: Annotated[float, typer.Option("--cpus-per-task", min=0.01, help="Ray: CPUs each task and each shard encoder declares.")] = 1.0,
 ) -> None:
@@ -171,7 +184,9 @@ def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = Fal
             else:
                 table.add_row(r.suite, ds, r.main_metric, "—", "—", escape(f"skipped: {r.skipped[ds][:60]}"))
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
-        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), escape(str(outcome.path)))
+        table.add_row(
+            f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), escape(str(outcome.path))
+        )
     print_table(table)
     if not quiet:  # --quiet: errors and the table only
         err_console.print(f"texts encoded this run: {texts_encoded}", highlight=False)
@@ -278,7 +293,9 @@ def data_pull(
         for item in revision or []:
             name, sep, rev = item.partition("=")
             if not sep or not rev or name not in suite.config.datasets:
-                raise CBenchError(f"expected NAME=REV with NAME one of {', '.join(suite.config.datasets)}, got {item!r}", source="data pull", field="--revision")
+                raise CBenchError(
+                    f"expected NAME=REV with NAME one of {', '.join(suite.config.datasets)}, got {item!r}", source="data pull", field="--revision"
+                )
             revisions[name] = rev
         if hub_offline():
             raise CBenchError("HF_HUB_OFFLINE is set; pulling needs the hub", source="data pull")

@@ -50,7 +50,9 @@ class CompareRow(BaseModel):
     difference: float = Field(description="a - b")
     ci95: tuple[float, float] | None = Field(description="95% interval of the difference; null when fewer than 2 items")
     p_value: float = Field(description="two-sided")
-    p_value_floor: float = Field(description="the smallest p-value the test can give here: 2 / (resamples + 1) when randomised, its most extreme outcome when exact")
+    p_value_floor: float = Field(
+        description="the smallest p-value the test can give here: 2 / (resamples + 1) when randomised, its most extreme outcome when exact"
+    )
     p_value_at_floor: bool = Field(description="p_value is that floor: the true p-value may be smaller (printed as '≤ floor')")
     test: Test
     discordant: tuple[int, int] | None = Field(default=None, description="McNemar: (items A right and B wrong, items A wrong and B right)")
@@ -108,7 +110,11 @@ def _paired(a: str, b: str, ds: str, items_a: list[ItemScores], items_b: list[It
         raise CBenchError("no per-item scores for this dataset (its suite type keeps none)", source="cbench compare", field=f"dataset {ds}")
     va, vb = main_values(items_a, metric), main_values([by_b[i] for i in ids], metric)
     if va is None or vb is None:
-        raise CBenchError(f"{metric} has no per-item value (it is not a mean over items), so it cannot be compared item by item", source="cbench compare", field=f"dataset {ds}")
+        raise CBenchError(
+            f"{metric} has no per-item value (it is not a mean over items), so it cannot be compared item by item",
+            source="cbench compare",
+            field=f"dataset {ds}",
+        )
     return np.asarray(va, dtype=np.float64), np.asarray(vb, dtype=np.float64), paired_units(a, b, ds, ids, items_a, by_b)
 
 
@@ -119,7 +125,11 @@ def paired_units(a: str, b: str, ds: str, ids: list[str], items_a: list[ItemScor
     for i in ids:
         ua, ub = unit_a[i], by_b[i].unit
         if ua is not None and ub is not None and ua != ub:
-            raise CBenchError(f"{a} and {b} put item {i} in different resampling units ({ua} and {ub}); run both on the same data", source="cbench compare", field=f"dataset {ds}")
+            raise CBenchError(
+                f"{a} and {b} put item {i} in different resampling units ({ua} and {ub}); run both on the same data",
+                source="cbench compare",
+                field=f"dataset {ds}",
+            )
         units.append(ua if ua is not None else ub)
     return units if any(u is not None for u in units) else None
 
@@ -176,7 +186,9 @@ def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = Non
         raise CBenchError(f"main metrics differ: {a} has {ra.main_metric}, {b} has {rb.main_metric}", source="cbench compare", field=f"suite {suite}")
     notes: list[str] = []
     if ra.metadata.suite_hash != rb.metadata.suite_hash:
-        notes.append(f"the suite definition differs between the two runs (suite_hash {ra.metadata.suite_hash} vs {rb.metadata.suite_hash}); items are paired by id")
+        notes.append(
+            f"the suite definition differs between the two runs (suite_hash {ra.metadata.suite_hash} vs {rb.metadata.suite_hash}); items are paired by id"
+        )
     common = [ds for ds in ra.datasets if ds in rb.datasets]
     for who, r, other in ((a, ra, rb), (b, rb, ra)):
         if only := [ds for ds in r.datasets if ds not in other.datasets]:
@@ -189,7 +201,8 @@ def compare(results_dir: Path, a: str, b: str, suite: str, ref: str | None = Non
     if declared_unit is not None and not clustered:
         notes.append(
             f"the suite resamples by {declared_unit}, but these per-item scores carry no {plural(declared_unit)} (written before they were kept): "
-            f"tested item by item, too confidently; {run_command('A', [ref or suite], results_dir=results_dir)} (without --overwrite) adds them, nothing rescored"
+            f"tested item by item, too confidently; {run_command('A', [ref or suite], results_dir=results_dir)} "
+            "(without --overwrite) adds them, nothing rescored"
         )
     mcnemar = _outcomes(ra.task, pairs) and not clustered
     if clustered and _outcomes(ra.task, pairs):

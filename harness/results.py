@@ -108,11 +108,17 @@ class Results(BaseModel):
         "or clusters such as generator frames), resampled within each dataset (ci_method says which); null when not computed "
         "(results from before per-item scores, an incomplete suite, a main metric with no per-item value)",
     )
-    ci_method: IntervalMethod | None = Field(default=None, description="how ci95 and main_score_ci95 were computed; null: no interval, or results from before it was recorded (then over queries / items, 1000 resamples, seed 0)")
+    ci_method: IntervalMethod | None = Field(
+        default=None,
+        description="how ci95 and main_score_ci95 were computed; null: no interval, or results from before it was recorded "
+        "(then over queries / items, 1000 resamples, seed 0)",
+    )
     complete: bool
     datasets: dict[str, dict[str, float]]
     aggregate: dict[str, float] = Field(default_factory=dict)
-    ci95: dict[str, tuple[float, float]] = Field(default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its resampling units, ci_method)")
+    ci95: dict[str, tuple[float, float]] = Field(
+        default_factory=dict, description="dataset -> 95% interval of its main metric (bootstrap over its resampling units, ci_method)"
+    )
     skipped: dict[str, str] = Field(default_factory=dict, description="dataset -> reason")
     details: dict[str, Any] = Field(default_factory=dict, description="suite-specific extras")
     metadata: Metadata

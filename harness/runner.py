@@ -438,7 +438,9 @@ def refresh_intervals(old: Results, sc: Sidecar, suite: Suite, recomputed: Recom
             try:
                 units, keep = suite.units_at(name, old.metadata.dataset_revisions.get(name)), False
             except DataUnavailable as e:
-                notes.append(f"dataset {name}: no {plural(suite.resampling_unit)} for the per-item scores that lack them ({e.message}): those items resampled alone")
+                notes.append(
+                    f"dataset {name}: no {plural(suite.resampling_unit)} for the per-item scores that lack them ({e.message}): those items resampled alone"
+                )
         record = DatasetRecord(metrics=metrics, items=items)
         if not keep and record.set_units(units, old.main_metric):  # changed: the interval recomputed with them
             want[name] = {it.id: it.unit for it in record.items or []}
@@ -450,7 +452,9 @@ def refresh_intervals(old: Results, sc: Sidecar, suite: Suite, recomputed: Recom
     items = sc.items
     if want:
         changed.append("units")
-        items = [it.model_copy(update={"unit": want[it.dataset][it.id]}) if it.dataset in want and it.unit != want[it.dataset][it.id] else it for it in sc.items]
+        items = [
+            it.model_copy(update={"unit": want[it.dataset][it.id]}) if it.dataset in want and it.unit != want[it.dataset][it.id] else it for it in sc.items
+        ]
     results = old
     if "intervals" in changed:
         stamped = method.model_copy(update={"recomputed": recomputed}) if method is not None else None

@@ -241,5 +241,7 @@ def sidecar_problems(sc: Sidecar, r: Results) -> list[tuple[str, str]]:
             continue
         mean = sum(values) / len(values)
         if r.main_metric in metrics and abs(mean - metrics[r.main_metric]) > MEAN_TOLERANCE:
-            problems.append((f"dataset {ds}", f"mean {r.main_metric} over {len(values)} items is {mean:.6f} but the results file has {metrics[r.main_metric]:.6f}"))
+            problems.append(
+                (f"dataset {ds}", f"mean {r.main_metric} over {len(values)} items is {mean:.6f} but the results file has {metrics[r.main_metric]:.6f}")
+            )
     return problems

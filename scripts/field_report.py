@@ -69,7 +69,9 @@ def table(results: Path) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--results-dir", type=Path, default=ROOT / "leaderboard" / "results")
-    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the field block of PAGE (default {PAGE.relative_to(ROOT)})")
+    ap.add_argument(
+        "--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the field block of PAGE (default {PAGE.relative_to(ROOT)})"
+    )
     args = ap.parse_args()
     text = table(args.results_dir)
     if args.write is None:

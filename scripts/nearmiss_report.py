@@ -65,7 +65,15 @@ def report(results: Path) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the nearmiss-report block of PAGE (default {PAGE.relative_to(ROOT)})")
+    ap.add_argument(
+        "--write",
+        nargs="?",
+        type=Path,
+        const=PAGE,
+        default=None,
+        metavar="PAGE",
+        help=f"replace the nearmiss-report block of PAGE (default {PAGE.relative_to(ROOT)})",
+    )
     args = ap.parse_args()
     text = report(ROOT / "leaderboard" / "results")
     if args.write is None:

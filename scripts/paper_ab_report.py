@@ -115,7 +115,9 @@ def main() -> None:
     ap.add_argument("--results-dir", type=Path, default=ROOT / "runs" / "paper-ab" / "results")
     ap.add_argument("--base", default="all-MiniLM-L6-v2", help="the backbone submission (its leaderboard results give the first row)")
     ap.add_argument("--suites", default=" ".join(SUITES), help="space-separated suites, in column order")
-    ap.add_argument("--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the paper-ab block of PAGE (default {PAGE.relative_to(ROOT)})")
+    ap.add_argument(
+        "--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the paper-ab block of PAGE (default {PAGE.relative_to(ROOT)})"
+    )
     args = ap.parse_args()
     text = report(args.results_dir, args.base, args.suites.split())
     if args.write is None:

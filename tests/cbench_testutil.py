@@ -130,18 +130,26 @@ MORE_DOCS = {
     "m8": ("", "Cats sleep."),
     "m9": ("", "On the old farm by the river lived dogs, horses, goats, chickens and some cats that hunted mice at night."),
 }
-MORE_QUERIES = {"r1": "how is tea made", "r2": "train timetable to the coast", "r3": "bees and honey", "r4": "queen moves in chess", "r5": "baking bread", "r6": "cats"}
+MORE_QUERIES = {
+    "r1": "how is tea made", "r2": "train timetable to the coast", "r3": "bees and honey", "r4": "queen moves in chess", "r5": "baking bread", "r6": "cats"
+}
 MORE_QRELS = [("r1", "m1", 1), ("r2", "m2", 1), ("r2", "m6", 1), ("r3", "m3", 1), ("r3", "m4", 2), ("r4", "m5", 1), ("r5", "m7", 1), ("r6", "m9", 1)]
 
 ITEMS = [  # five-text near-miss items (items-jsonl): two categories, four items each
-    ("negation", "The bridge is safe to cross.", "The bridge is safe to walk across.", "Crossing the bridge is safe.", "The bridge is not safe to cross.", "Crossing the bridge is not safe."),
+    ("negation", "The bridge is safe to cross.", "The bridge is safe to walk across.", "Crossing the bridge is safe.",
+     "The bridge is not safe to cross.", "Crossing the bridge is not safe."),
     ("negation", "The soup is hot.", "The soup is very hot.", "It is a hot soup.", "The soup is not hot.", "It is not a hot soup."),
-    ("negation", "She likes the new song.", "She really likes the new song.", "The new song is liked by her.", "She does not like the new song.", "The new song is not liked by her."),
-    ("negation", "The shop is open on Sunday.", "The shop is open every Sunday.", "On Sunday the shop opens.", "The shop is closed on Sunday.", "On Sunday the shop does not open."),
-    ("role_swap", "The dog chased the cat.", "The dog ran after the cat.", "The cat was chased by the dog.", "The cat chased the dog.", "The dog was chased by the cat."),
+    ("negation", "She likes the new song.", "She really likes the new song.", "The new song is liked by her.",
+     "She does not like the new song.", "The new song is not liked by her."),
+    ("negation", "The shop is open on Sunday.", "The shop is open every Sunday.", "On Sunday the shop opens.",
+     "The shop is closed on Sunday.", "On Sunday the shop does not open."),
+    ("role_swap", "The dog chased the cat.", "The dog ran after the cat.", "The cat was chased by the dog.",
+     "The cat chased the dog.", "The dog was chased by the cat."),
     ("role_swap", "Anna paid Ben.", "Anna gave Ben the money.", "Ben was paid by Anna.", "Ben paid Anna.", "Anna was paid by Ben."),
-    ("role_swap", "The teacher thanked the student.", "The teacher said thanks to the student.", "The student was thanked by the teacher.", "The student thanked the teacher.", "The teacher was thanked by the student."),
-    ("role_swap", "The company bought the startup.", "The company acquired the startup.", "The startup was bought by the company.", "The startup bought the company.", "The company was bought by the startup."),
+    ("role_swap", "The teacher thanked the student.", "The teacher said thanks to the student.", "The student was thanked by the teacher.",
+     "The student thanked the teacher.", "The teacher was thanked by the student."),
+    ("role_swap", "The company bought the startup.", "The company acquired the startup.", "The startup was bought by the company.",
+     "The startup bought the company.", "The company was bought by the startup."),
 ]
 
 # generator frames of ITEMS and TRIPLETS (a `frame` field in their files; the suites tiny-frames and
@@ -171,17 +179,22 @@ def write_tiny_suites(root: Path) -> dict[str, Path]:
     write_beir(root / "beir" / "two", MORE_DOCS, MORE_QUERIES, MORE_QRELS)
     with open(root / "items.jsonl", "w") as f:
         for i, (cat, a, pc, pf, nc, nf) in enumerate(ITEMS):
-            row = {"id": f"it-{i}", "category": cat, "split": "test", "anchor": a, "pos_close": pc, "pos_far": pf, "neg_close": nc, "neg_far": nf, "frame": ITEM_FRAMES[i]}
+            row = {
+                "id": f"it-{i}", "category": cat, "split": "test", "anchor": a,
+                "pos_close": pc, "pos_far": pf, "neg_close": nc, "neg_far": nf, "frame": ITEM_FRAMES[i],
+            }
             f.write(json.dumps(row) + "\n")
     with open(root / "triplets.jsonl", "w") as f:
         for i, (cat, a, p, n) in enumerate(TRIPLETS):
-            f.write(json.dumps({"id": f"tr-{i}", "category": cat, "split": "test", "anchor": a, "positive": p, "negative": n, "frame": TRIPLET_FRAMES[i]}) + "\n")
+            row = {"id": f"tr-{i}", "category": cat, "split": "test", "anchor": a, "positive": p, "negative": n, "frame": TRIPLET_FRAMES[i]}
+            f.write(json.dumps(row) + "\n")
     suites = {
         "tiny-ir": "name: tiny-ir\ntype: beir\ndatasets:\n  - {name: one, path: beir/one}\n  - {name: two, path: beir/two}\n",
         "tiny-items": "name: tiny-items\ntype: nearmiss\nformat: items-jsonl\nfiles:\n  - {name: items, path: items.jsonl}\n",
         "tiny-triplets": "name: tiny-triplets\ntype: nearmiss\nformat: triplets-jsonl\nfiles:\n  - {name: triplets, path: triplets.jsonl}\n",
         "tiny-frames": "name: tiny-frames\ntype: nearmiss\nformat: items-jsonl\nresample_by: frame\nfiles:\n  - {name: items, path: items.jsonl}\n",
-        "tiny-triplet-frames": "name: tiny-triplet-frames\ntype: nearmiss\nformat: triplets-jsonl\nresample_by: frame\nfiles:\n  - {name: triplets, path: triplets.jsonl}\n",
+        "tiny-triplet-frames": "name: tiny-triplet-frames\ntype: nearmiss\nformat: triplets-jsonl\nresample_by: frame\n"
+        "files:\n  - {name: triplets, path: triplets.jsonl}\n",
     }
     out = {}
     for name, text in suites.items():

@@ -185,7 +185,12 @@ def fake_pair(res, template, values: dict[str, tuple[list[float], list[float]]],
         datasets = {ds: {"triplet_accuracy": float(np.mean(v[k]))} for ds, v in values.items()}
         main = float(np.mean([m["triplet_accuracy"] for m in datasets.values()]))
         meta = base.metadata.model_copy(update={"dataset_revisions": dict.fromkeys(values, "x"), "dataset_sources": dict.fromkeys(values, "")})
-        r = base.model_copy(update={"submission": who, "suite": "big", "datasets": datasets, "aggregate": {"triplet_accuracy": main}, "main_score": main, "ci95": {}, "main_score_ci95": None, "ci_method": None, "metadata": meta})
+        r = base.model_copy(
+            update={
+                "submission": who, "suite": "big", "datasets": datasets, "aggregate": {"triplet_accuracy": main}, "main_score": main,
+                "ci95": {}, "main_score_ci95": None, "ci_method": None, "metadata": meta,
+            }
+        )
         path = res / who / "big.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_results(path, r)

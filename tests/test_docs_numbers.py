@@ -162,7 +162,13 @@ def test_quoted_comparison_matches_cbench_compare(q):
     row = next(r for r in report.datasets if r.dataset == dataset) if dataset else report.suite_row
     diff, low, high, rel, p = COMPARE_QUOTE.match(q.text).groups()
     assert row.ci95 is not None
-    got = (as_quoted(row.difference, diff), as_quoted(row.ci95[0], low), as_quoted(row.ci95[1], high), "≤" if row.p_value_at_floor else "=", as_quoted(row.p_value, p))
+    got = (
+        as_quoted(row.difference, diff),
+        as_quoted(row.ci95[0], low),
+        as_quoted(row.ci95[1], high),
+        "≤" if row.p_value_at_floor else "=",
+        as_quoted(row.p_value, p),
+    )
     assert tuple(map(plain, got)) == tuple(map(plain, (diff, low, high, rel, p))), f"{q.page}:{q.line}: quoted {q.text}; cbench compare gives {got}"
 
 

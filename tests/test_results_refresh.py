@@ -97,7 +97,7 @@ def test_item_intervals_become_frame_intervals_without_rescoring(suites, tmp_pat
     by = sc.by_dataset()
     groups = [main_values(items, "triplet_accuracy") for items in by.values()]
     units = [[it.unit for it in items] for items in by.values()]
-    for (ds, items), values, labels in zip(by.items(), groups, units, strict=True):
+    for ds, values, labels in zip(by, groups, units, strict=True):
         assert got.ci95[ds] == mean_ci([values], units=[labels])
     assert got.main_score_ci95 == mean_ci(groups, units=units)
     assert got.main_score_ci95 != old.main_score_ci95

@@ -25,7 +25,10 @@ def test_two_models_one_command_equals_two_commands(tmp_path, tiny_beir):
     subs = tmp_path / "subs"
     write_lexical(subs, "bm25-a")
     write_lexical(subs, "bm25-b", b=0.0)
-    both = cbench("run", "--model", "bm25-a", "--model", "bm25-b", "--suite", str(tiny_beir), "--submissions-dir", str(subs), "--results-dir", str(tmp_path / "both"), "--quiet")
+    both = cbench(
+        "run", "--model", "bm25-a", "--model", "bm25-b", "--suite", str(tiny_beir),
+        "--submissions-dir", str(subs), "--results-dir", str(tmp_path / "both"), "--quiet",
+    )
     assert both.exit_code == 0, both.output
     assert both.stdout.count("cbench results:") == 2 and "cbench results: bm25-a" in both.stdout and "cbench results: bm25-b" in both.stdout
     for name in ("bm25-a", "bm25-b"):
@@ -35,7 +38,10 @@ def test_two_models_one_command_equals_two_commands(tmp_path, tiny_beir):
         b = json.loads((tmp_path / "one" / name / "tiny.json").read_text())
         assert a["datasets"] == b["datasets"] and a["metadata"]["submission_hash"] == b["metadata"]["submission_hash"]
     # resumed per submission: a second run reuses both
-    again = cbench("run", "--model", "bm25-a", "--model", "bm25-b", "--model", "bm25-a", "--suite", str(tiny_beir), "--submissions-dir", str(subs), "--results-dir", str(tmp_path / "both"))
+    again = cbench(
+        "run", "--model", "bm25-a", "--model", "bm25-b", "--model", "bm25-a", "--suite", str(tiny_beir),
+        "--submissions-dir", str(subs), "--results-dir", str(tmp_path / "both"),
+    )
     assert again.exit_code == 0 and again.stdout.count("reused") == 2 and again.stdout.count("cbench results:") == 2  # a repeated name runs once
 
 

@@ -74,7 +74,8 @@ def test_results_dir_that_is_a_file_through_the_real_command(tmp_path, tiny_beir
     blocker.write_text("x")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     r = subprocess.run(
-        [sys.executable, "-c", "from harness.cli import main; main()", "run", "--model", "bm25", "--suite", str(tiny_beir), "--results-dir", str(blocker), "--quiet"],
+        [sys.executable, "-c", "from harness.cli import main; main()", "run", "--model", "bm25", "--suite", str(tiny_beir),
+         "--results-dir", str(blocker), "--quiet"],
         capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     assert r.returncode == 2, r.stderr

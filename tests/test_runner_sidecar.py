@@ -211,7 +211,9 @@ def test_changed_data_is_recomputed_and_unchanged_data_reused(suites, tmp_path):
 
 # -- resampling units: the cluster bootstrap, and old results refreshed without rescoring ----------
 def frames_run(suites, res, *extra: str):
-    r = invoke("run", "--model", "bm25", "--suite", str(suites["tiny-frames"]), "--suite", str(suites["tiny-items"]), "--results-dir", str(res), "--quiet", *extra)
+    r = invoke(
+        "run", "--model", "bm25", "--suite", str(suites["tiny-frames"]), "--suite", str(suites["tiny-items"]), "--results-dir", str(res), "--quiet", *extra
+    )
     assert r.exit_code == 0, r.output
     return r
 
@@ -229,14 +231,16 @@ def test_clustered_suite_records_units_and_its_interval_method(suites, tmp_path)
     groups = [main_values(items, "triplet_accuracy") for items in by.values()]
     units = [[it.unit for it in items] for items in by.values()]
     varied = 0
-    for (ds, items), values, labels in zip(by.items(), groups, units, strict=True):
+    for ds, values, labels in zip(by, groups, units, strict=True):
         assert framed.ci95[ds] == mean_ci([values], units=[labels])
         if len(set(values)) > 1:  # BM25 gets every role_swap item wrong: a zero-width interval either way
             assert framed.ci95[ds] != mean_ci([values]) == plain.ci95[ds]
             varied += 1
     assert varied
     assert framed.main_score_ci95 == mean_ci(groups, units=units)
-    assert framed.ci_method.model_dump() == {"method": "percentile bootstrap", "unit": "frame", "units": 4, "resamples": N_RESAMPLES, "confidence": 0.95, "seed": 0}
+    assert framed.ci_method.model_dump() == {
+        "method": "percentile bootstrap", "unit": "frame", "units": 4, "resamples": N_RESAMPLES, "confidence": 0.95, "seed": 0
+    }
     assert framed.ci_method.describe() == f"percentile bootstrap over frames (4 units, within each dataset), {N_RESAMPLES} resamples, seed 0"
     assert (plain.ci_method.unit, plain.ci_method.units) == ("item", 8)
     run_bm25(suites, tmp_path / "ir")

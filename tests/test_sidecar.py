@@ -22,7 +22,9 @@ from harness.sidecar import Comparison, ItemScores, SidecarHeader, encode, read_
 def scored(tmp_path_factory) -> tuple[Path, Path]:
     root = tmp_path_factory.mktemp("scored")
     suites = write_tiny_suites(root / "data")
-    r = CliRunner().invoke(app, ["run", "--model", "bm25", "--suite", str(suites["tiny-triplets"]), "--results-dir", str(root / "res"), "-q"], catch_exceptions=False)
+    r = CliRunner().invoke(
+        app, ["run", "--model", "bm25", "--suite", str(suites["tiny-triplets"]), "--results-dir", str(root / "res"), "-q"], catch_exceptions=False
+    )
     assert r.exit_code == 0, r.output
     path = root / "res" / "bm25" / "tiny-triplets.json"
     return path, sidecar_path(path)

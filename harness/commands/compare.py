@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -13,7 +13,7 @@ from harness.errors import CBenchError
 from harness.ui import err_console, fail, out_console, print_table
 
 
-class CompareFormat(str, Enum):
+class CompareFormat(StrEnum):
     table = "table"
     json = "json"
 
@@ -38,11 +38,18 @@ def _ci(ci: tuple[float, float] | None) -> str:
 def compare(
     a: Annotated[str, typer.Argument(help="Submission A (its folder under the results dir).")],
     b: Annotated[str, typer.Argument(help="Submission B.")],
-    suite: Annotated[str, typer.Option("--suite", "-s", help="What cbench run --suite took: a suite name, a suite YAML or a BEIR folder; compares <results-dir>/A/<its name>.json with B's.")],
+    suite: Annotated[
+        str,
+        typer.Option(
+            "--suite", "-s",
+            help="What cbench run --suite took: a suite name, a suite YAML or a BEIR folder; compares <results-dir>/A/<its name>.json with B's.",
+        ),
+    ],
     results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")] = None,
     fmt: Annotated[CompareFormat, typer.Option("--format", help="table: a table on stdout; json: the report as JSON on stdout.")] = CompareFormat.table,
 ) -> None:
-    """Paired comparison A - B of the main metric: difference, 95% bootstrap interval, p-value (McNemar exact or paired permutation), resampling the suite's units (queries, items, or frames)."""
+    """Paired comparison A - B of the main metric: difference, 95% bootstrap interval, p-value (McNemar exact or paired permutation), """ \
+    """resampling the suite's units (queries, items, or frames)."""
     from harness.compare import compare as run_compare
     from harness.paths import DEFAULT_RESULTS_DIR
     from harness.suites.registry import results_suite
@@ -90,7 +97,11 @@ def _print_table(report) -> None:
             f"paired permutation test ({flips}{report.permutation_resamples} random sign flips, seed {report.seed}, exact when fewer patterns; "
             "the suite row flips within datasets)"
         )
-    floor = " '≤ p': p is the smallest value its test can give here (2 / (resamples + 1) when randomised), the true p may be smaller." if any(r.p_value_at_floor for r in rows) else ""
+    floor = (
+        " '≤ p': p is the smallest value its test can give here (2 / (resamples + 1) when randomised), the true p may be smaller."
+        if any(r.p_value_at_floor for r in rows)
+        else ""
+    )
     out_console.print(
         f"A = {report.a}, B = {report.b}; A − B from the results files. 95% CI: percentile bootstrap over the paired "
         f"differences of whole {units} ({report.bootstrap_resamples} resamples, seed {report.seed}; the suite row resamples within each dataset). "

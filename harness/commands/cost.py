@@ -45,7 +45,10 @@ def cost(
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Timed repeats after the warm-up (figures are their median).")] = 3,
     device: Annotated[str, typer.Option("--device", help="cpu, cuda, cuda:0, mps ...")] = "cpu",
     trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code", help="Allow models that ask for it to run their own code.")] = False,
-    submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,
+    submissions_dir: Annotated[
+        list[Path] | None,
+        typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS)."),
+    ] = None,
     data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final line.")] = False,
 ) -> None:
@@ -69,7 +72,11 @@ def cost(
         folder = writable_folder(out if out is not None else DEFAULT_COST_DIR)
         registry = Registry(submissions_dir)
         sub = registry.resolve(model)
-        flags = [] if (pairs, queries, repeats, device) == (256, 30, 3, "cpu") else ["--pairs", str(pairs), "--queries", str(queries), "--repeats", str(repeats), "--device", device]
+        flags = (
+            []
+            if (pairs, queries, repeats, device) == (256, 30, 3, "cpu")
+            else ["--pairs", str(pairs), "--queries", str(queries), "--repeats", str(repeats), "--device", device]
+        )
         command = shlex.join(["cbench", "cost", "--model", sub.name, *flags])
         try:
             record = measure(

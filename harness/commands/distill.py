@@ -21,7 +21,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,7 +43,7 @@ def install_hint(requirement: str, *, no_deps: bool = False) -> str:
     return shlex.join(words)
 
 
-class Quantize(str, Enum):
+class Quantize(StrEnum):
     float16 = "float16"
     float32 = "float32"
     int8 = "int8"
@@ -228,7 +228,8 @@ def distill_cmd(
     submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Distill a static (model2vec) model from an encoder submission, offline, and save it. Needs the skeletoken package, which make install leaves out: the command says how to install it."""
+    """Distill a static (model2vec) model from an encoder submission, offline, and save it. Needs the skeletoken package, """ \
+    """which make install leaves out: the command says how to install it."""
 
     from harness.ui import Progress, setup_logging
 

@@ -17,12 +17,34 @@ def register(app: typer.Typer) -> None:
     def finetune_cmd(
         base: Annotated[str, typer.Option("--base", help="Encoder submission name, submission YAML, or model folder / hub id.")],
         out: Annotated[Path, typer.Option("--out", help="Output folder: model/, <name>.yaml, checkpoints/, curves.json/png.")],
-        train: Annotated[Path | None, typer.Option("--train", help="Triplet/pair file: CSV/TSV/JSONL/JSON (anchor, positive[, negative]; NQ-style JSON lists), optionally .gz.")] = None,
-        structural: Annotated[list[Path] | None, typer.Option("--structural", help="Near-miss records (items/triplets JSONL, pairs CSV) added as identity triplets (anchor, anchor, negative). Repeatable.")] = None,
-        recipe: Annotated[str | None, typer.Option("--recipe", help="paper-ab: Model A (meaning pairs) vs Model B (+ identity triplets), same steps, every seed. cross-encoder: the base's weights under a new one-logit head, BCE on (anchor, positive)=1, (anchor, near-miss | unrelated text)=0 pairs of --data-suite's train split (or --train).")] = None,
+        train: Annotated[
+            Path | None,
+            typer.Option("--train", help="Triplet/pair file: CSV/TSV/JSONL/JSON (anchor, positive[, negative]; NQ-style JSON lists), optionally .gz."),
+        ] = None,
+        structural: Annotated[
+            list[Path] | None,
+            typer.Option(
+                "--structural",
+                help="Near-miss records (items/triplets JSONL, pairs CSV) added as identity triplets (anchor, anchor, negative). Repeatable.",
+            ),
+        ] = None,
+        recipe: Annotated[
+            str | None,
+            typer.Option(
+                "--recipe",
+                help="paper-ab: Model A (meaning pairs) vs Model B (+ identity triplets), same steps, every seed. cross-encoder: the base's weights under a "
+                "new one-logit head, BCE on (anchor, positive)=1, (anchor, near-miss | unrelated text)=0 pairs of --data-suite's train split (or --train).",
+            ),
+        ] = None,
         seeds: Annotated[str | None, typer.Option("--seeds", help="With --recipe: comma-separated seeds, e.g. 13,14,15.")] = None,
-        data_suite: Annotated[str, typer.Option("--data-suite", help="With --recipe: near-miss suite whose TRAIN split gives the pairs and structural negatives.")] = "nearmiss",
-        steps: Annotated[int | None, typer.Option("--steps", min=1, help="Optimizer steps (same for A and B) [default: 3375; cross-encoder: one pass over its pairs].")] = None,
+        data_suite: Annotated[
+            str,
+            typer.Option("--data-suite", help="With --recipe: near-miss suite whose TRAIN split gives the pairs and structural negatives."),
+        ] = "nearmiss",
+        steps: Annotated[
+            int | None,
+            typer.Option("--steps", min=1, help="Optimizer steps (same for A and B) [default: 3375; cross-encoder: one pass over its pairs]."),
+        ] = None,
         batch_size: Annotated[int | None, typer.Option("--batch-size", min=2, help="[default: 128; cross-encoder: 32]")] = None,
         lr: Annotated[float | None, typer.Option("--lr", help="[default: 1e-4; cross-encoder: 2e-5]")] = None,
         weight_decay: Annotated[float | None, typer.Option("--weight-decay", help="[default: 0.001; cross-encoder: 0.01]")] = None,
@@ -31,13 +53,22 @@ def register(app: typer.Typer) -> None:
         max_seq_length: Annotated[int | None, typer.Option("--max-seq-length", min=8, help="[default: 128]; cross-encoder: tokens of the pair")] = None,
         seed: Annotated[int, typer.Option("--seed")] = 13,
         eval_suite: Annotated[str | None, typer.Option("--eval-suite", help="Near-miss suite evaluated every --eval-every steps (NearMissEvaluator).")] = None,
-        eval_retrieval: Annotated[str | None, typer.Option("--eval-retrieval", help="Retrieval suite (local data, e.g. nanobeir or a BEIR folder) evaluated every --eval-every steps.")] = None,
+        eval_retrieval: Annotated[
+            str | None,
+            typer.Option("--eval-retrieval", help="Retrieval suite (local data, e.g. nanobeir or a BEIR folder) evaluated every --eval-every steps."),
+        ] = None,
         eval_every: Annotated[int, typer.Option("--eval-every", min=1, help="Evaluate (and log) every N steps.")] = 250,
-        save_every: Annotated[int | None, typer.Option("--save-every", min=1, help="Checkpoint every N steps (resume point after a kill) [default: 250; cross-encoder: 100].")] = None,
+        save_every: Annotated[
+            int | None,
+            typer.Option("--save-every", min=1, help="Checkpoint every N steps (resume point after a kill) [default: 250; cross-encoder: 100]."),
+        ] = None,
         name: Annotated[str | None, typer.Option("--name", help="Submission name (default ft-<base>-s<seed>; with --recipe a prefix).")] = None,
         device: Annotated[str, typer.Option("--device")] = "cpu",
         fp16: Annotated[bool | None, typer.Option("--fp16/--no-fp16", help="Mixed precision (default: on for CUDA, as the reference).")] = None,
-        keep_checkpoints: Annotated[bool, typer.Option("--keep-checkpoints", help="Keep OUT/checkpoints after a run completes (default: deleted; model/ holds the weights).")] = False,
+        keep_checkpoints: Annotated[
+            bool,
+            typer.Option("--keep-checkpoints", help="Keep OUT/checkpoints after a run completes (default: deleted; model/ holds the weights)."),
+        ] = False,
         threads: Annotated[int | None, typer.Option("--threads", min=1, help="torch CPU threads (on a busy shared CPU, 1 can be much faster).")] = None,
         overwrite: Annotated[bool, typer.Option("--overwrite", help="Delete a previous run in --out and train again.")] = False,
         trust_remote_code: Annotated[bool, typer.Option("--trust-remote-code")] = False,
@@ -112,7 +143,9 @@ def register(app: typer.Typer) -> None:
                 from harness.finetune.recipe import run_paper_ab
 
                 def done(key, sub, prov):
-                    err_console.print(f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True, markup=False)
+                    err_console.print(
+                        f"{key}: {prov['final_step']} steps, {prov['seconds_per_step']} s/step; wrote {sub}", highlight=False, soft_wrap=True, markup=False
+                    )
 
                 summary = run_paper_ab(
                     base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
@@ -124,7 +157,9 @@ def register(app: typer.Typer) -> None:
 
             run_name = name or f"ft-{base_model.submission}-s{seed}"
             data = [*([train_data] if train_data else []), *structural_data]
-            prov = finetune(base_model, data, out, settings, name=run_name, evaluator=make_evaluator(), overwrite=overwrite, quiet=quiet, keep_checkpoints=keep_checkpoints)
+            prov = finetune(
+                base_model, data, out, settings, name=run_name, evaluator=make_evaluator(), overwrite=overwrite, quiet=quiet, keep_checkpoints=keep_checkpoints
+            )
         except CBenchError as e:
             fail(e)
         err_console.print(

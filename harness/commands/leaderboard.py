@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -14,24 +14,50 @@ from harness.ui import err_console, escape, fail, out_console
 ResultsDir = Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")]
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     files = "files"
     rich = "rich"
 
 
-class ExportFormat(str, Enum):
+class ExportFormat(StrEnum):
     mteb = "mteb"
 
 
 def leaderboard(
     results_dir: ResultsDir = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/).")] = None,
-    retrieval: Annotated[str | None, typer.Option("--retrieval", help="Retrieval suite for the x axis (default: the suites' preferred one, nanobeir; falls back to the retrieval suite with most results when none has it).")] = None,
-    composition: Annotated[str | None, typer.Option("--composition", help="Near-miss suite for the y axis (default: the suites' preferred one, nearmiss; the next composition suite, sugarcrepe-pp, is shown as a second column).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/)."),
+    ] = None,
+    retrieval: Annotated[
+        str | None,
+        typer.Option(
+            "--retrieval",
+            help="Retrieval suite for the x axis (default: the suites' preferred one, nanobeir; falls back to the retrieval suite with most results when none "
+            "has it).",
+        ),
+    ] = None,
+    composition: Annotated[
+        str | None,
+        typer.Option(
+            "--composition",
+            help="Near-miss suite for the y axis (default: the suites' preferred one, nearmiss; the next composition suite, sugarcrepe-pp, is shown as a "
+            "second column).",
+        ),
+    ] = None,
     fmt: Annotated[Format, typer.Option("--format", help="files: write the four files; rich: print the table here.")] = Format.files,
-    check: Annotated[bool, typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems.")] = False,
-    submissions_dir: Annotated[list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")] = None,
-    cost_dir: Annotated[Path | None, typer.Option("--cost-dir", help="Cost files from cbench cost, shown as ms/pair and ms/query (default: cost/ beside the results folder).")] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Only verify the results files (schema, registered submission, hash, location); exit 2 on problems."),
+    ] = False,
+    submissions_dir: Annotated[
+        list[Path] | None,
+        typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS)."),
+    ] = None,
+    cost_dir: Annotated[
+        Path | None,
+        typer.Option("--cost-dir", help="Cost files from cbench cost, shown as ms/pair and ms/query (default: cost/ beside the results folder)."),
+    ] = None,
 ) -> None:
     """Rank every submission by retrieval AND composition (Pareto layers) and write the leaderboard."""
     from harness.paths import DEFAULT_RESULTS_DIR, LEADERBOARD_DIR
@@ -110,7 +136,9 @@ def _print_rich(lb) -> None:
         out_console.print(f"[{i}] {t}", highlight=False, soft_wrap=True, markup=False)
     for pick in which_model(lb):
         out_console.print(f"- {pick.line}", highlight=False, soft_wrap=True, markup=False)
-    out_console.print("Per-category and extra-suite scores, chance per column and reproduce commands: cbench leaderboard --format files", highlight=False, soft_wrap=True)
+    out_console.print(
+        "Per-category and extra-suite scores, chance per column and reproduce commands: cbench leaderboard --format files", highlight=False, soft_wrap=True
+    )
 
 
 def export(

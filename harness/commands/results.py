@@ -32,8 +32,14 @@ EXIT_DIFFERS = 1  # --check: some file's recorded intervals differ from a fresh 
 @results_app.command("refresh-intervals")
 def refresh_intervals(
     results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Results folder (default: leaderboard/results).")] = None,
-    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1, listing the files, when a recorded interval differs from a fresh computation.")] = False,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR), for the units of per-item scores kept before units were.")] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1, listing the files, when a recorded interval differs from a fresh computation."),
+    ] = False,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR), for the units of per-item scores kept before units were."),
+    ] = None,
 ) -> None:
     """Recompute ci95 / main_score_ci95 / ci_method of every results file from its per-item scores,
     with each suite's current resampling unit (frames, pairs, queries, items); nothing is rescored.
@@ -56,7 +62,10 @@ def refresh_intervals(
     changed: list[tuple[Path, list[str]]] = []
     suites: dict[tuple[str, str | None], Suite | None] = {}  # one per suite: its data read once
     try:
-        with Progress(enabled=sys.stderr.isatty()) as progress, progress_bar(progress, "checking intervals" if check else "refreshing intervals", len(planned)) as advance:
+        with (
+            Progress(enabled=sys.stderr.isatty()) as progress,
+            progress_bar(progress, "checking intervals" if check else "refreshing intervals", len(planned)) as advance,
+        ):
             for path in planned:
                 what, notes = _refresh_one(path, droot, stamp, suites, write=not check)
                 for note in notes:
@@ -75,11 +84,15 @@ def refresh_intervals(
         out_console.print(f"{verb}: {path} ({', '.join(what)})", highlight=False, soft_wrap=True, markup=False)
     n = len(changed)
     if check:
-        out_console.print(f"{n} of {len(planned)} results file{'s' if len(planned) != 1 else ''} differ from a fresh computation", highlight=False, markup=False)
+        out_console.print(
+            f"{n} of {len(planned)} results file{'s' if len(planned) != 1 else ''} differ from a fresh computation", highlight=False, markup=False
+        )
         if n:
             raise typer.Exit(EXIT_DIFFERS)
         return
-    out_console.print(f"{n} file{'s' if n != 1 else ''} changed ({len(planned) - n} unchanged, {len(skipped)} skipped) in {rdir}", highlight=False, markup=False)
+    out_console.print(
+        f"{n} file{'s' if n != 1 else ''} changed ({len(planned) - n} unchanged, {len(skipped)} skipped) in {rdir}", highlight=False, markup=False
+    )
 
 
 def _plan(rdir: Path) -> tuple[list[Path], list[str]]:

@@ -67,7 +67,10 @@ def register(app: typer.Typer) -> None:
         arch: Annotated[str, typer.Option("--arch", help="cnn | transformer (mean/maxsim/align have no parameters).")],
         out: Annotated[Path, typer.Option("--out", help="Output folder for checkpoint, config and curves.")],
         end_to_end: Annotated[bool, typer.Option("--end-to-end", help="Also fine-tune the encoder (slow on CPU).")] = False,
-        train_layers: Annotated[int | None, typer.Option("--train-layers", min=1, help="With --end-to-end: train only the encoder's top N layers and save them as encoder-delta.safetensors.")] = None,
+        train_layers: Annotated[
+            int | None,
+            typer.Option("--train-layers", min=1, help="With --end-to-end: train only the encoder's top N layers and save them as encoder-delta.safetensors."),
+        ] = None,
         encoder_lr: Annotated[float, typer.Option("--encoder-lr", help="With --end-to-end: the encoder's learning rate.")] = 2e-5,
         steps: Annotated[int, typer.Option("--steps", min=1)] = 1000,
         batch_size: Annotated[int, typer.Option("--batch-size", min=2)] = 32,

@@ -61,7 +61,10 @@ class QueryCost(_Strict):
     first_stage: str = Field(description="the submission that searched: this one, or a reranker's first stage")
     top_k: int = Field(ge=1)
     index: Timing = Field(description="the first search over the corpus (one query outside the workload), once: builds the index or encodes every document")
-    search_ms_per_query: float = Field(description="median over repeats of (t(all queries) - t(first query)) / (queries - 1), the index built (embedding kinds keep the documents' vectors); wall time")
+    search_ms_per_query: float = Field(
+        description="median over repeats of (t(all queries) - t(first query)) / (queries - 1), the index built "
+        "(embedding kinds keep the documents' vectors); wall time"
+    )
     search_cpu_ms_per_query: float = Field(description="the same in CPU time")
     search_all: Timing = Field(description="the search of all the queries")
     search_one: Timing = Field(description="the search of the first query alone")

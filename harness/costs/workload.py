@@ -24,7 +24,9 @@ PAIRS_SUITE = "nearmiss"
 QUERY_SUITE, QUERY_DATASET = "classic-ir", "medline"
 PAIRS, QUERIES, REPEATS, TOP_K = 256, 30, 3, 100
 FIELDS = ("pos_close", "pos_far", "neg_close", "neg_far")  # the suite's order (suites/nearmiss.py evaluate)
-PAIRS_RULE = "items sorted by id, ceil(pairs / 4) evenly spaced; per item (anchor, x) for x in pos_close, pos_far, neg_close, neg_far, field by field; cut to pairs"
+PAIRS_RULE = (
+    "items sorted by id, ceil(pairs / 4) evenly spaced; per item (anchor, x) for x in pos_close, pos_far, neg_close, neg_far, field by field; cut to pairs"
+)
 # The query of the first search over the corpus (the one that builds the index): outside the workload.
 INDEX_QUERY = "index build: a query that is not part of the timed workload"
 WARMUP_DOCS = 16  # documents of the warm-up search (loads the model; the corpus is indexed after it)

@@ -120,7 +120,10 @@ def _run(request: RunRequest, shards: int | None, cpus: float) -> list[Submissio
     out = [SubmissionRun(sub) for sub in subs]
     with ExitStack() as stack:
         runs: dict[tuple[int, int], SuiteRun] = {}
-        order = sorted(((i, j) for i in range(len(subs)) for j in range(len(suites))), key=lambda ij: str(results_path(request.results_dir, subs[ij[0]].name, suites[ij[1]].name)))
+        order = sorted(
+            ((i, j) for i in range(len(subs)) for j in range(len(suites))),
+            key=lambda ij: str(results_path(request.results_dir, subs[ij[0]].name, suites[ij[1]].name)),
+        )
         for i, j in order:  # locks in path order
             runs[(i, j)] = stack.enter_context(
                 SuiteRun(subs[i], scorers[i], suites[j], ctx, request.results_dir, request.opts, overwrite=request.overwrite, dependencies=deps[i])

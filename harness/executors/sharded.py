@@ -73,7 +73,9 @@ class ShardedRetrieval:
         inner = self._inner
         q_ids, doc_ids = list(queries), list(corpus)
         q = inner.embed([queries[i] for i in q_ids], "query")
-        run, encoded = sharded_search(self._spec, q, doc_ids, [corpus[i] for i in doc_ids], top_k, n, cosine=inner.similarity == "cosine", cpus=self._cpus, gpus=self._gpus)
+        run, encoded = sharded_search(
+            self._spec, q, doc_ids, [corpus[i] for i in doc_ids], top_k, n, cosine=inner.similarity == "cosine", cpus=self._cpus, gpus=self._gpus
+        )
         inner.ctx.count("texts_encoded", encoded)
         return Retrieval({q_ids[i]: run[i] for i in range(len(q_ids))})
 
@@ -103,7 +105,12 @@ class ShardSearcher:
         encoded = np.zeros(len(qs), dtype=np.int64)
         if len(qs):
             encoded[0] = self.ctx.counters.get("texts_encoded", 0) - before  # once per block
-        return {"query": np.asarray(qs, dtype=np.int64), "doc": np.asarray(docs, dtype=object), "score": np.asarray(scores, dtype=np.float64), "encoded": encoded}
+        return {
+            "query": np.asarray(qs, dtype=np.int64),
+            "doc": np.asarray(docs, dtype=object),
+            "score": np.asarray(scores, dtype=np.float64),
+            "encoded": encoded,
+        }
 
 
 def sharded_search(

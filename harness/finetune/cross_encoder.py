@@ -302,7 +302,9 @@ def train_cross_encoder(
     return prov
 
 
-def write_submission(path: Path, *, name: str, base: BaseModel, first_stage: str, rerank_depth: int, settings: CrossSettings, provenance: dict, model: Any) -> None:
+def write_submission(
+    path: Path, *, name: str, base: BaseModel, first_stage: str, rerank_depth: int, settings: CrossSettings, provenance: dict, model: Any
+) -> None:
     import yaml
 
     from harness.atomic import atomic_write_text
@@ -311,7 +313,8 @@ def write_submission(path: Path, *, name: str, base: BaseModel, first_stage: str
     data = {
         "name": name,
         "kind": "cross-encoder",
-        "description": f"{base.submission} as a cross-encoder (new head) trained by cbench finetune --recipe {RECIPE}: BCE on near-miss train pairs, seed {settings.seed}",
+        "description": f"{base.submission} as a cross-encoder (new head) trained by cbench finetune --recipe {RECIPE}: "
+        f"BCE on near-miss train pairs, seed {settings.seed}",
         "model": "./model",
         "max_length": settings.max_length,
         "activation": "sigmoid",

@@ -39,7 +39,11 @@ def paper_ab_data(data_suite: str, train_file: TrainFile | None) -> tuple[list[T
     else:
         from harness.data.nearmiss import NearMissItem
 
-        what = "pairs (anchor, pos_close), (anchor, pos_far)" if all(isinstance(r, NearMissItem) for r in records) else "pairs (anchor, pos_close|pos_far|positive)"
+        what = (
+            "pairs (anchor, pos_close), (anchor, pos_far)"
+            if all(isinstance(r, NearMissItem) for r in records)
+            else "pairs (anchor, pos_close|pos_far|positive)"
+        )
         a = [_derived(files, meaning_pairs(records), f"suite {data_suite} train split: {what}")]
     return a, [*a, structural]
 

@@ -134,7 +134,12 @@ def curves_from(log_history: list[dict]) -> dict:
     evals: dict[str, list] = {}
     for h in log_history:
         for k, v in h.items():
-            if k.startswith("eval_") and isinstance(v, (int, float)) and k not in {"eval_runtime", "eval_samples_per_second", "eval_steps_per_second", "eval_loss"}:
+            if k.startswith("eval_") and isinstance(v, (int, float)) and k not in {
+                "eval_runtime",
+                "eval_samples_per_second",
+                "eval_steps_per_second",
+                "eval_loss",
+            }:
                 evals.setdefault(k[5:], []).append([h["step"], v])
     lr = [[h["step"], h["learning_rate"]] for h in log_history if "learning_rate" in h]
     return {"train_loss": loss, "learning_rate": lr, "eval": evals}

@@ -61,7 +61,8 @@ def check_results(results_dir: Path, subs: dict) -> tuple[list[CBenchError], int
                     path,
                     "metadata.submission_hash",
                     f"'{r.metadata.submission_hash}' but submission '{sub.name}'{where} now hashes to '{sub.hash}'; "
-                    f"rerun: {run_command(sub.name, [suite_arg(r.suite, r)], results_dir=results_dir, folders=extra_folders(sub, subs), options=['--overwrite'])}",
+                    "rerun: "
+                    f"{run_command(sub.name, [suite_arg(r.suite, r)], results_dir=results_dir, folders=extra_folders(sub, subs), options=['--overwrite'])}",
                 )
             )
     for spath in sorted(results_dir.glob(f"*/*{SUFFIX}")):

@@ -280,10 +280,15 @@ def folder_cells(
         revision = r.metadata.dataset_revisions.get(ds)
         column = next((c for c, revs in axis_revisions.items() if revision is not None and revision in revs), None)
         if column is None:
-            notes.append(f"results for the BEIR folder '{r.suite}' ({r.main_metric} {metrics.get(r.main_metric, float('nan')):.4f}): no {axis} column holds the same data")
+            notes.append(
+                f"results for the BEIR folder '{r.suite}' ({r.main_metric} {metrics.get(r.main_metric, float('nan')):.4f}): "
+                f"no {axis} column holds the same data"
+            )
         elif cells[column].value is None and metrics.get(metric) is not None:
             limited = _limited(r)
-            cells[column] = Cell(metrics[metric], f"from the run on the BEIR folder '{r.suite}' ({r.submission}/{r.suite}.json)" + (f"; {limited}" if limited else ""))
+            cells[column] = Cell(
+                metrics[metric], f"from the run on the BEIR folder '{r.suite}' ({r.submission}/{r.suite}.json)" + (f"; {limited}" if limited else "")
+            )
     return notes
 
 
@@ -329,7 +334,10 @@ def build(
     if not _scored(by_suite, composition):
         have = "none complete" if composition in by_suite else "none"
         axis_notes.append(f"{label_of(labels, composition)} results: {have}; the composition axis is empty")
-    extras = {n: _metric(list(by_suite[n].values()), facts[n].main_metric) for _p, n in sorted((facts[n].preference, n) for n in by_suite if facts[n].role == "extra")}
+    extras = {
+        n: _metric(list(by_suite[n].values()), facts[n].main_metric)
+        for _p, n in sorted((facts[n].preference, n) for n in by_suite if facts[n].role == "extra")
+    }
 
     ret_results = list(by_suite.get(ret_suite, {}).values()) if ret_suite else []
     comp_results = list(by_suite.get(composition, {}).values())
@@ -362,7 +370,11 @@ def build(
                 notes.append(f"results for {', '.join(stale)} were made with a different version of the submission YAML (hash differs); rerun with --overwrite")
         kind = sub.kind if sub is not None else str(config.get("kind", "unknown"))
         # controls have no retrieval; the command reruns what they were run on
-        suites = [s for s in (composition, second, *extras) if s and name in by_suite.get(s, {})] if is_control(kind) else [s for s in (ret_suite, composition, second) if s]
+        suites = (
+            [s for s in (composition, second, *extras) if s and name in by_suite.get(s, {})]
+            if is_control(kind)
+            else [s for s in (ret_suite, composition, second) if s]
+        )
         limits = {r.metadata.limit_queries for r in (r_ret, r_comp, r_second) if r is not None and r.metadata.limit_queries}
         reproduce = run_command(
             name,
@@ -397,7 +409,9 @@ def build(
             )
         )
 
-    controls = sorted((r for r in rows if is_control(r.kind)), key=lambda r: (-(r.composition.value if r.composition.value is not None else -1.0), r.submission))
+    controls = sorted(
+        (r for r in rows if is_control(r.kind)), key=lambda r: (-(r.composition.value if r.composition.value is not None else -1.0), r.submission)
+    )
     rows = [r for r in rows if not is_control(r.kind)]
     order = rank({row.submission: row.point for row in rows})
     by_name = {row.submission: row for row in rows}
@@ -408,7 +422,9 @@ def build(
         ranked.append(row)
     scored = ScoredCache(results_dir)
     axis_suites = {s: find_suite(s, next(iter(by_suite[s].values())).metadata.suite_file) for s in (ret_suite, composition) if s and by_suite.get(s)}
-    marks = mark([r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored, suites=axis_suites)
+    marks = mark(
+        [r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored, suites=axis_suites
+    )
     for row in ranked:
         row.indistinguishable_from = marks.indistinguishable.get(row.submission, [])
         row.same_retrieval_as = marks.same["retrieval"].get(row.submission, [])

@@ -19,7 +19,10 @@ COST_LINE = (
     "(a reranker: plus reranking its rerank_depth candidates). Batch sizes, CPU time, threads, CPU and load average: "
     "leaderboard/cost/<submission>.json and the page's tooltips. Blank: not measured."
 )
-_TITLE = "wall-clock ms, median of repeats after a warm-up, nothing cached (cbench cost); tooltip: CPU time, batch sizes, machine; blank: not measured; lower is better"
+_TITLE = (
+    "wall-clock ms, median of repeats after a warm-up, nothing cached (cbench cost); tooltip: CPU time, batch sizes, machine; blank: not measured; "
+    "lower is better"
+)
 
 Cell = tuple[str, str, float | None, str | None, str | None]  # text, CSV, sort key, note, tooltip
 BLANK: Cell = ("", "", None, None, None)
@@ -56,7 +59,10 @@ def cost_cells(row: Row) -> list[Cell]:
     if c is None:
         return [BLANK, BLANK]
     p = c.pairs
-    pair_tip = f"{p.ms_per_pair:g} ms per pair (CPU {p.cpu_ms_per_pair:g} ms): {p.pairs} {p.suite} pairs in one call, median of {c.repeats}; {_batches(c)}; {_machine(c)}"
+    pair_tip = (
+        f"{p.ms_per_pair:g} ms per pair (CPU {p.cpu_ms_per_pair:g} ms): {p.pairs} {p.suite} pairs in one call, median of {c.repeats}; "
+        f"{_batches(c)}; {_machine(c)}"
+    )
     cells: list[Cell] = [(fmt_ms(p.ms_per_pair), f"{p.ms_per_pair:.6g}", p.ms_per_pair, row.cost_note, pair_tip)]
     q = c.queries
     if q is None:

@@ -135,7 +135,9 @@ def browser_suite(lb: Leaderboard, suite: str, data: dict[str, NearMissData], na
                 comparisons += [c.name for c in it.comparisons if c.name not in comparisons]
     unknown = [c for c in comparisons if c not in COMPARISON_TEXTS]
     if unknown or not comparisons:
-        notes.append(f"{label}: not in the browser: {'comparisons ' + ', '.join(unknown) + ' name no texts' if unknown else 'no comparisons in its per-item scores'}")
+        notes.append(
+            f"{label}: not in the browser: {'comparisons ' + ', '.join(unknown) + ' name no texts' if unknown else 'no comparisons in its per-item scores'}"
+        )
         return None
     slots: list[Slot] = list(dict.fromkeys(side for c in comparisons for side in COMPARISON_TEXTS[c]))
     comps = [(c, slots.index(COMPARISON_TEXTS[c][0]), slots.index(COMPARISON_TEXTS[c][1])) for c in comparisons]
@@ -146,9 +148,14 @@ def browser_suite(lb: Leaderboard, suite: str, data: dict[str, NearMissData], na
     used = {f for slot in slots for f in slot}
     fields = [f for f in type(records[0][1]).model_fields if f in used] if records else []
     items = [(datasets.index(ds), rec.id, [getattr(rec, f) for f in fields]) for ds, rec in records]
-    changed = [[[] if f == "anchor" or "anchor" not in fields else changed_spans(texts[fields.index("anchor")], t) for f, t in zip(fields, texts, strict=True)] for _d, _i, texts in items]
+    changed = [
+        [[] if f == "anchor" or "anchor" not in fields else changed_spans(texts[fields.index("anchor")], t) for f, t in zip(fields, texts, strict=True)]
+        for _d, _i, texts in items
+    ]
     subs = {name: _scores([ids.get(rec.id) for _ds, rec in records], comps, len(slots)) for (name, _by), ids in zip(scored, by_id, strict=True)}
-    return BrowserSuite(suite=suite, label=label, fields=fields, slots=slots, comparisons=comps, datasets=datasets, items=items, changed=changed, submissions=subs)
+    return BrowserSuite(
+        suite=suite, label=label, fields=fields, slots=slots, comparisons=comps, datasets=datasets, items=items, changed=changed, submissions=subs
+    )
 
 
 def _scores(items: list[ItemScores | None], comps: list[tuple[str, int, int]], n_slots: int) -> SubmissionScores:
@@ -183,12 +190,18 @@ def browser_data(lb: Leaderboard) -> BrowserData:
             continue
         facts = lb.facts.get(suite)
         if facts is not None and facts.superseded_by:
-            notes.append(f"{lb.label(suite)}: not in the browser: superseded by {lb.label(facts.superseded_by)} (its column and heatmap stay; per-item scores: cbench compare)")
+            notes.append(
+                f"{lb.label(suite)}: not in the browser: superseded by {lb.label(facts.superseded_by)} "
+                "(its column and heatmap stay; per-item scores: cbench compare)"
+            )
             continue
         s = shipped.get(suite)
         data = s.shipped_data() if isinstance(s, NearMissSuite) else None
         if data is None:
-            notes.append(f"{lb.label(suite)}: not in the browser: its data is not in the repository, so this page has no texts for it (per-item scores: cbench compare)")
+            notes.append(
+                f"{lb.label(suite)}: not in the browser: its data is not in the repository, so this page has no texts for it "
+                "(per-item scores: cbench compare)"
+            )
             continue
         if built := browser_suite(lb, suite, data, have, notes):
             suites.append(built)

@@ -5,8 +5,8 @@ One table per suite with results: ranked submissions in page order, then the con
 Colours are centred on chance: per column, the band of that column's controls widened to the
 suite's declared chance level (:mod:`harness.leaderboard.chance`) is neutral grey; above it blue,
 below it orange, darker with the distance from the band (darkest at 0.5 away). So a column at
-chance stays grey however its scores spread, and a score just outside its band stays pale. A suite with neither controls nor a chance level (retrieval) keeps a sequential
-scale from its table's lowest score (light) to its highest (dark).
+chance stays grey however its scores spread, and a score just outside its band stays pale. A suite
+with neither controls nor a chance level (retrieval) keeps a sequential scale from its table's lowest score (light) to its highest (dark).
 """
 
 from __future__ import annotations

@@ -117,7 +117,16 @@ def tradeoff_svg(lb: Leaderboard, layout: str = "wide") -> str:
         ax.set_axisbelow(True)
         if handles:
             where = "outside lower center" if lay.legend_below else "outside right upper"
-            fig.legend(handles, labels, loc=where, ncols=2 if lay.legend_below else 1, fontsize=lay.font - 1, frameon=False, title="kind · marks", title_fontsize=lay.font - 1)
+            fig.legend(
+                handles,
+                labels,
+                loc=where,
+                ncols=2 if lay.legend_below else 1,
+                fontsize=lay.font - 1,
+                frameon=False,
+                title="kind · marks",
+                title_fontsize=lay.font - 1,
+            )
         if lb.axis_notes:  # e.g. "NanoBEIR results: none; retrieval axis = classic-ir"
             note = "\n".join(textwrap.wrap(" | ".join(lb.axis_notes), lay.wrap))
             fig.suptitle(note, x=0.01, ha="left", fontsize=lay.font - 1.5, color="#8a4b00")

@@ -108,14 +108,27 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         Column("submission", "submission"),
         Column("kind", "kind"),
         Column("parameters", "parameters", True),
-        Column(f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}", f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}", True, "retrieval axis (x)"),
+        Column(
+            f"{lb.retrieval_suite or 'retrieval'}:{lb.retrieval_metric}",
+            f"retrieval: {_axis_header(lb, lb.retrieval_suite, lb.retrieval_metric)}",
+            True,
+            "retrieval axis (x)",
+        ),
         Column(f"{comp}:{lb.composition_metric}", f"composition: {_axis_header(lb, comp, lb.composition_metric)}", True, "composition axis (y)"),
-        Column(MARK_KEY, "≈ better-placed", False, "statistically indistinguishable from these better-placed submissions, per axis: retrieval, composition or both (paired test per axis by resampling unit, alpha 0.05, Holm-corrected over the page)"),
+        Column(
+            MARK_KEY,
+            "≈ better-placed",
+            False,
+            "statistically indistinguishable from these better-placed submissions, per axis: retrieval, composition or both "
+            "(paired test per axis by resampling unit, alpha 0.05, Holm-corrected over the page)",
+        ),
         *[Column(key, header, True, title) for key, header, title in cost_columns()],
     ]
     cols += [Column(f"{comp}/{c}:{lb.composition_metric}", c, True, f"{lb.label(comp)} category {c}, {lb.composition_metric}") for c in lb.categories]
     cols += [
-        Column(f"{comp}:{FALSE_ACCEPT}", f"{FALSE_ACCEPT} ↓", True, "share of near-misses accepted at the threshold that keeps 95% of positives (lower is better)"),
+        Column(
+            f"{comp}:{FALSE_ACCEPT}", f"{FALSE_ACCEPT} ↓", True, "share of near-misses accepted at the threshold that keeps 95% of positives (lower is better)"
+        ),
         Column(f"{lb.second_suite}:{lb.second_metric}", f"{lb.label(lb.second_suite)} {lb.second_metric}", True, "second composition column (not an axis)"),
         *[Column(f"{s}:{m}", f"{lb.label(s)} {m}", True, "extra column (not an axis)") for s, m in lb.extra_suites.items()],
         Column("pareto", "Pareto ✓", False, "on the Pareto front (layer 1)"),
@@ -203,7 +216,8 @@ def view_columns(lb: Leaderboard, keep: list[int]) -> list[Column]:
 # columns (their categories are in the composition detail, below the ranked rows).
 def _control_keep(lb: Leaderboard) -> list[int]:
     cols = main_columns(lb)
-    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key, QUERY_KEY} | _unused_cost_keys(lb)  # cols[4]: the retrieval axis; no query cost either
+    # cols[4]: the retrieval axis; no query cost either
+    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key, QUERY_KEY} | _unused_cost_keys(lb)
     cats = {f"{lb.composition_suite}/{c}:{lb.composition_metric}" for c in lb.categories}
     return [i for i, c in enumerate(cols) if c.key not in skip and c.key not in cats]
 
@@ -321,8 +335,13 @@ PLUS_MINUS = (
     "± = half the width of the score's 95% bootstrap interval (resampling the suite's queries or items; "
     "the CSV has both ends, retrieval_ci95_low / _high and composition_ci95_low / _high)."
 )
-GREY_MD = "*Italic* score: at or below its column's chance band (the range of that suite's controls, widened to its declared chance level; see Chance per column)."
-GREY_HTML = "Grey score: at or below its column's chance band (the range of that suite's controls, widened to its declared chance level); grey italic: below it."
+GREY_MD = (
+    "*Italic* score: at or below its column's chance band "
+    "(the range of that suite's controls, widened to its declared chance level; see Chance per column)."
+)
+GREY_HTML = (
+    "Grey score: at or below its column's chance band (the range of that suite's controls, widened to its declared chance level); grey italic: below it."
+)
 
 
 def _band_rows(lb: Leaderboard) -> list[tuple[str, Band]]:
@@ -367,7 +386,14 @@ def render_markdown(lb: Leaderboard) -> str:
     out += ["![retrieval versus composition](tradeoff.svg)", ""]
     out += ["## Leaderboard", ""]
     marks, band = lb.marks.line, band_line(lb)
-    for line in [lb.rule, *([marks] if marks else []), *([band] if band else []), PLUS_MINUS, *([GREY_MD] if grey else []), *([COST_LINE] if has_costs(lb) else [])]:
+    for line in [
+        lb.rule,
+        *([marks] if marks else []),
+        *([band] if band else []),
+        PLUS_MINUS,
+        *([GREY_MD] if grey else []),
+        *([COST_LINE] if has_costs(lb) else []),
+    ]:
         out += [line, ""]
     if not lb.rows:
         out += ["No results yet.", ""]
@@ -424,7 +450,11 @@ def render_csv(lb: Leaderboard) -> str:
                 main = [Out("", "") if c.key in {"rank", "pareto", "layer"} else o for o, c in zip(main, cols, strict=True)]
             notes = [f"{c.key}: {o.note}" for o, c in zip([*main, *detail], [*cols, *extra], strict=True) if o.note and c.key != "layer"]
             marks = [";".join(row.same_retrieval_as), ";".join(row.same_composition_as)]
-            w.writerow([o.raw for o in main] + [o.raw for o in detail] + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition), *marks, *cost_raw(row)])
+            w.writerow(
+                [o.raw for o in main]
+                + [o.raw for o in detail]
+                + ["; ".join(notes), axes, group, *_ci_raw(row.retrieval), *_ci_raw(row.composition), *marks, *cost_raw(row)]
+            )
     return buf.getvalue()
 
 
@@ -436,7 +466,18 @@ def _html_cols(cols: list[Column], grey: dict[str, Band] | None = None) -> list[
     out = []
     for c in cols:
         band = (grey or {}).get(c.key)
-        out.append({"key": c.key, "header": c.header, "title": c.title, "numeric": c.numeric, "first": _first_sort(c), "sticky": c.key == "submission", "band": band, "sortable": c.key != "reproduce"})
+        out.append(
+            {
+                "key": c.key,
+                "header": c.header,
+                "title": c.title,
+                "numeric": c.numeric,
+                "first": _first_sort(c),
+                "sticky": c.key == "submission",
+                "band": band,
+                "sortable": c.key != "reproduce",
+            }
+        )
     return out
 
 
@@ -454,9 +495,30 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes, grey
             band = (grey or {}).get(c.key)
             title = " — ".join(t for t in (o.note, o.tip) if t) or (f"{where} the chance band: {band.text()}" if where and band is not None else None)
             cells.append(
-                {"text": o.text, "sort": sort, "note": title, "note_no": note_no, "numeric": c.numeric, "key": c.key, "missing": o.text == MISSING, "chance": where, "sticky": c.key == "submission"}
+                {
+                    "text": o.text,
+                    "sort": sort,
+                    "note": title,
+                    "note_no": note_no,
+                    "numeric": c.numeric,
+                    "key": c.key,
+                    "missing": o.text == MISSING,
+                    "chance": where,
+                    "sticky": c.key == "submission",
+                }
             )
-        out.append({"name": row.submission, "kind": row.kind, "pareto": row.pareto, "control": control, "cells": cells, "colour": kind_colour(row.kind), "description": row.description, "reproduce": row.reproduce})
+        out.append(
+            {
+                "name": row.submission,
+                "kind": row.kind,
+                "pareto": row.pareto,
+                "control": control,
+                "cells": cells,
+                "colour": kind_colour(row.kind),
+                "description": row.description,
+                "reproduce": row.reproduce,
+            }
+        )
     return out
 
 

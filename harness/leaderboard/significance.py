@@ -187,7 +187,11 @@ def mark(
     p = np.concatenate(
         [
             sign_flip_p_values(
-                np.stack([ax.vectors[a] - ax.vectors[b] for a, b in pairs], axis=1), ax.group_sizes, units=ax.units, n_resamples=marks.n_resamples, seed=marks.seed
+                np.stack([ax.vectors[a] - ax.vectors[b] for a, b in pairs], axis=1),
+                ax.group_sizes,
+                units=ax.units,
+                n_resamples=marks.n_resamples,
+                seed=marks.seed,
             )
             for ax in axes
         ]

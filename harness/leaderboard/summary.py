@@ -205,7 +205,9 @@ def cheapest_verifier(lb: Leaderboard) -> Pick:
     pick = Pick(title, best.submission, f"{best.submission} ({fmt_params(best.parameters)} parameters), above its controls on {labels}.")
     if set_aside:
         pick.caveats.append(set_aside)
-    reach = [f"{band.label} ({get(best).ci95[0]:.4f} ≤ {band.top:.4f})" for band, get in cleared if get(best).ci95 is not None and get(best).ci95[0] <= band.top]
+    reach = [
+        f"{band.label} ({get(best).ci95[0]:.4f} ≤ {band.top:.4f})" for band, get in cleared if get(best).ci95 is not None and get(best).ci95[0] <= band.top
+    ]
     if reach:
         pick.caveats.append(f"Its 95% interval reaches into the band on {', '.join(reach)}.")
     ties = [r.submission for r in ok[1:] if r.parameters == best.parameters]

@@ -102,7 +102,9 @@ class ExportedBackend:
         try:
             self._import()
         except ImportError as e:
-            raise CBenchError(f"backend {self.name} needs the {self.extra} extra (pip install 'cbench[{self.extra}]'): {e}", source=where, field="backend") from None
+            raise CBenchError(
+                f"backend {self.name} needs the {self.extra} extra (pip install 'cbench[{self.extra}]'): {e}", source=where, field="backend"
+            ) from None
 
     def _import(self) -> None:
         raise NotImplementedError
@@ -150,7 +152,9 @@ class OnnxBackend(ExportedBackend):
         from sentence_transformers import SentenceTransformer
         from sentence_transformers.backend import export_optimized_onnx_model
 
-        model = SentenceTransformer(source, device="cpu", backend="onnx", trust_remote_code=trust_remote_code, model_kwargs={"export": True, "provider": "CPUExecutionProvider"})
+        model = SentenceTransformer(
+            source, device="cpu", backend="onnx", trust_remote_code=trust_remote_code, model_kwargs={"export": True, "provider": "CPUExecutionProvider"}
+        )
         model.save_pretrained(str(tmp))
         export_optimized_onnx_model(model, self.optimization, str(tmp))
         (tmp / "onnx" / "model.onnx").unlink(missing_ok=True)  # only the optimised graph is loaded
@@ -197,7 +201,9 @@ class OpenVINOBackend(ExportedBackend):
     def write(self, source: str, tmp: Path, trust_remote_code: bool) -> None:
         from sentence_transformers import SentenceTransformer
 
-        model = SentenceTransformer(source, device="cpu", backend="openvino", trust_remote_code=trust_remote_code, model_kwargs={"export": True, "ov_config": dict(self.config)})
+        model = SentenceTransformer(
+            source, device="cpu", backend="openvino", trust_remote_code=trust_remote_code, model_kwargs={"export": True, "ov_config": dict(self.config)}
+        )
         model.save_pretrained(str(tmp))
 
     def load(self, folder: Path, trust_remote_code: bool) -> Any:

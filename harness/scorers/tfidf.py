@@ -193,5 +193,6 @@ class TfidfScorer(Scorer):
             "stop_words": self.cfg.stop_words,
             "sublinear_tf": self.cfg.sublinear_tf,
             "idf_from": self.cfg.idf_from,
-            "pair_score": "cosine of TF-IDF vectors (l2), IDF from " + ("each pair's two texts" if self.cfg.idf_from == "pair" else "the pair set's distinct texts"),
+            "pair_score": "cosine of TF-IDF vectors (l2), IDF from "
+            + ("each pair's two texts" if self.cfg.idf_from == "pair" else "the pair set's distinct texts"),
         }

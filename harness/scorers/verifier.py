@@ -59,7 +59,11 @@ class VerifierScorer(Scorer):
         if not isinstance(encoder, EncoderScorer):
             raise CBenchError(f"'{config.encoder}' is not an encoder submission", source=f"submission {config.name}", field="encoder")
         if encoder.cfg.backend != "torch":  # token embeddings come from the torch model's hidden states
-            raise CBenchError(f"encoder '{config.encoder}' uses backend {encoder.cfg.backend}; token embeddings need backend torch", source=f"submission {config.name}", field="encoder")
+            raise CBenchError(
+                f"encoder '{config.encoder}' uses backend {encoder.cfg.backend}; token embeddings need backend torch",
+                source=f"submission {config.name}",
+                field="encoder",
+            )
         self.encoder = encoder
         self.first_stage = first_stage
 

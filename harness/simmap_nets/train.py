@@ -260,7 +260,7 @@ def train_verifier(
         embs = token_fn(texts)
         if len(embs) != len(texts):
             raise ValueError(f"token_fn returned {len(embs)} tensors for {len(texts)} texts")
-        cache = {t: e.detach().float() for t, e in zip(texts, embs)}
+        cache = {t: e.detach().float() for t, e in zip(texts, embs, strict=True)}
         device = embs[0].device
     verifier.to(device)
 
@@ -271,7 +271,7 @@ def train_verifier(
             out = encode_tokens(
                 end_to_end_model, uniq, max_length=max_length, batch_size=len(uniq), grad=True
             )
-            lookup = dict(zip(uniq, out))
+            lookup = dict(zip(uniq, out, strict=True))
         else:
             lookup = cache
         return ([lookup[a] for a, _, _ in batch], [lookup[p] for _, p, _ in batch],

@@ -125,7 +125,9 @@ def _load_yaml(path: Path, model: type[BaseModel]) -> BaseModel:
         raise FrameError(f"{path}: {loc}: {err['msg']}") from None
 
 
-def load_frames(frames_dir: Path, pools_path: Path, categories: tuple[str, ...] = CATEGORIES) -> tuple[dict[str, Pool], list[tuple[str, Frame, dict[str, Pool]]]]:
+def load_frames(
+    frames_dir: Path, pools_path: Path, categories: tuple[str, ...] = CATEGORIES
+) -> tuple[dict[str, Pool], list[tuple[str, Frame, dict[str, Pool]]]]:
     """Global pools and every (category, frame, file pools) from ``frames_dir/<category>.yaml``."""
     pools = _load_yaml(pools_path, PoolsFile).pools  # type: ignore[attr-defined]
     out: list[tuple[str, Frame, dict[str, Pool]]] = []

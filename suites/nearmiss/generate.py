@@ -130,7 +130,7 @@ def candidates(frames, pools, category: str, split: str, need: int, rng: random.
     out: list[Candidate] = []
     for fr, fp in chosen:
         made = 0
-        for attempt in range(per_frame * 20):
+        for _attempt in range(per_frame * 20):
             if made >= per_frame:
                 break
             side = made % 2
@@ -262,7 +262,9 @@ def generate(
     return [{k: r[k] for k in KEYS} for r in rows]
 
 
-NEGATION_MARKERS = ("not", "never", "no", "none", "nobody", "nothing", "nowhere", "without", "cannot", "neither", "nor", "always", "with", "any", "some", "a", "an", "ever")
+NEGATION_MARKERS = (
+    "not", "never", "no", "none", "nobody", "nothing", "nowhere", "without", "cannot", "neither", "nor", "always", "with", "any", "some", "a", "an", "ever"
+)
 NEGATION_PREFIXES = ("un", "in", "im", "il", "ir", "dis", "non")
 PERMUTATION = ("role_swap", "attribute_binding")
 

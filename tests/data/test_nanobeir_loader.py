@@ -55,7 +55,10 @@ def test_copy_without_manifest_records_a_checksum_not_the_suite_revision(tmp_pat
     assert a.startswith("sha256:") and a != SCIFACT
     write_nano(tmp_path / "other")  # same bytes, same checksum; different bytes, different checksum
     assert load_nanobeir("SciFact", data_dir=tmp_path / "other", prefix="p", revision=SCIFACT).revision == a
-    pq.write_table(pa.table({"_id": ["q1", "q2"], "text": ["alpha", "gamma!"]}), tmp_path / "other" / "nanobeir" / "NanoSciFact" / "queries" / "train-00000-of-00001.parquet")
+    pq.write_table(
+        pa.table({"_id": ["q1", "q2"], "text": ["alpha", "gamma!"]}),
+        tmp_path / "other" / "nanobeir" / "NanoSciFact" / "queries" / "train-00000-of-00001.parquet",
+    )
     assert load_nanobeir("SciFact", data_dir=tmp_path / "other", prefix="p", revision=SCIFACT).revision != a
 
 

@@ -147,7 +147,9 @@ def test_a_sigkilled_ray_driver_resumes_with_only_the_missing_dataset(ray_cluste
         write_beir(tmp_path / name, docs, queries, [(f"q{j}", f"{name}{j:05d}", 1) for j in range(20)])
     (tmp_path / "two.yaml").write_text("name: two\ntype: beir\ndatasets:\n  - {name: alpha, path: alpha}\n  - {name: beta, path: beta}\n")
     res = tmp_path / "res"
-    cmd = [sys.executable, "-m", "harness.cli", "run", "--model", "minilm-static", "--suite", str(tmp_path / "two.yaml"), "--results-dir", str(res), "--no-cache"]
+    cmd = [
+        sys.executable, "-m", "harness.cli", "run", "--model", "minilm-static", "--suite", str(tmp_path / "two.yaml"), "--results-dir", str(res), "--no-cache"
+    ]
     cmd += ["--executor", "ray", "--ray-address", ray.get_runtime_context().gcs_address, "--cpus-per-task", "2"]
     target = res / "minilm-static" / "two.json"
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -100,7 +100,9 @@ def test_cli_trains_and_the_scorer_runs_it(base_dir, nearmiss_suite, tmp_path, m
     prov = cfg.provenance
     assert prov["final_step"] == prov["steps"] == 6 and prov["resumed_from_step"] is None
     assert (prov["lr"], prov["epochs"], prov["unrelated_per_item"], prov["seed"]) == (2e-5, 1, 1, 13)  # the recipe's own defaults
-    assert prov["data"]["records_used"] == 16 and prov["data"]["pairs"] == 80 and prov["data"]["positive_pairs"] == 32 and len(prov["data"]["pairs_sha256"]) == 64
+    assert (
+        prov["data"]["records_used"] == 16 and prov["data"]["pairs"] == 80 and prov["data"]["positive_pairs"] == 32 and len(prov["data"]["pairs_sha256"]) == 64
+    )
     assert prov["data"]["source"].endswith("split train") and len(prov["data"]["files"][0]["sha256"]) == 64
     assert prov["base"]["submission"] == "tiny-enc" and len(prov["base"]["weights_fingerprint"]) == 64
     assert json.loads((out / "finetune-run.json").read_text())["recipe"] == "cross-encoder"
@@ -188,7 +190,8 @@ def test_resume_after_a_real_kill(tiny_st, base_dir, nearmiss_suite, tmp_path):
 def test_refuses_evaluation_data_with_one_line(base_dir, nearmiss_suite, tmp_path):
     out = tmp_path / "o"
     for suite in ("nearmiss-hand", "sugarcrepe-pp", "nevir", "paws"):
-        one_line_error(cbench(*_args(base_dir, nearmiss_suite, out), "--data-suite", suite), f"suite '{suite}' is evaluation only")  # the last --data-suite counts
+        # the last --data-suite counts
+        one_line_error(cbench(*_args(base_dir, nearmiss_suite, out), "--data-suite", suite), f"suite '{suite}' is evaluation only")
     # a suite YAML of another name over the hand-written file: refused by its content
     shutil.copy(SUITES_DIR / "nearmiss-hand" / "nearmiss-hand.jsonl", tmp_path / "items.jsonl")
     innocent = tmp_path / "innocent.yaml"

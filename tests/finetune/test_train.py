@@ -104,7 +104,10 @@ def test_paper_ab_recipe(tiny_st, nearmiss_suite, tmp_path):
     assert [d["rows"] for d in a["data"]] == [32]  # 16 train items x (pos_close, pos_far); the 8 test items unused
     assert [d["rows"] for d in b["data"]] == [32, 32]  # + 16 x (neg_close, neg_far) identity triplets
     # rerunning keeps finished runs
-    r = cbench("finetune", "--recipe", "paper-ab", "--base", tiny_st, "--data-suite", nearmiss_suite, "--seeds", "13,14", "--steps", 2, "--batch-size", 8, "--out", out, "--name", "tiny", "--quiet")
+    r = cbench(
+        "finetune", "--recipe", "paper-ab", "--base", tiny_st, "--data-suite", nearmiss_suite, "--seeds", "13,14", "--steps", 2, "--batch-size", 8,
+        "--out", out, "--name", "tiny", "--quiet",
+    )
     assert r.exit_code == 0, r.stderr
     assert {v["status"] for v in json.loads((out / "paper-ab.json").read_text())["runs"].values()} == {"done before"}
 

@@ -23,12 +23,16 @@ from lb_helpers import five_text_items, nearmiss_results, query_items, retrieval
 from harness.suites.registry import shipped_suites
 
 ITEMS = {  # id: (category, anchor, pos_close, pos_far, neg_close, neg_far)
-    "neg-1": ("negation", "The door is open.", "The door is wide open.", "Someone has opened the door.", "The door is not open.", "Nobody has opened the door."),
-    "neg-2": ("negation", "The shop sells bread.", "The shop sells fresh bread.", "Bread is sold at the shop.", "The shop does not sell bread.", "Bread is not sold at the shop."),
+    "neg-1": ("negation", "The door is open.", "The door is wide open.", "Someone has opened the door.",
+              "The door is not open.", "Nobody has opened the door."),
+    "neg-2": ("negation", "The shop sells bread.", "The shop sells fresh bread.", "Bread is sold at the shop.",
+              "The shop does not sell bread.", "Bread is not sold at the shop."),
     "neg-3": ("negation", "Tom likes tea.", "Tom really likes tea.", "Tea is liked by Tom.", "Tom does not like tea.", "Tea is not liked by Tom."),
-    "role-1": ("role_swap", "The dog chased the cat.", "The dog ran after the cat.", "The cat was chased by the dog.", "The cat chased the dog.", "The dog was chased by the cat."),
+    "role-1": ("role_swap", "The dog chased the cat.", "The dog ran after the cat.", "The cat was chased by the dog.",
+               "The cat chased the dog.", "The dog was chased by the cat."),
     "role-2": ("role_swap", "Anna paid Ben.", "Anna gave Ben the money.", "Ben was paid by Anna.", "Ben paid Anna.", "Anna was paid by Ben."),
-    "role-3": ("role_swap", "Mia <b>called</b> Tom & left.", "Mia phoned Tom & left.", "Tom got a call from Mia, who left.", "Tom called Mia & left.", "Mia got a call from Tom, who left."),
+    "role-3": ("role_swap", "Mia <b>called</b> Tom & left.", "Mia phoned Tom & left.", "Tom got a call from Mia, who left.",
+               "Tom called Mia & left.", "Mia got a call from Tom, who left."),
 }
 TRIPLETS = {"tr-1": ("negation", "It is cold.", "It is very cold.", "It is not cold."), "tr-2": ("negation", "We won.", "Our team won.", "We lost.")}
 RIGHT = (0.9, 0.8, 0.3, 0.2)  # s(anchor, x) for pos_close, pos_far, neg_close, neg_far: every comparison right
@@ -57,10 +61,14 @@ def write_suites(folder: Path) -> Path:
         for i, (cat, a, p, n) in TRIPLETS.items():
             f.write(json.dumps({"id": i, "category": cat, "anchor": a, "positive": p, "negative": n}) + "\n")
     yamls = {
-        "nearmiss": "type: nearmiss\nleaderboard: {role: composition, preference: 0, category_order: [role_swap, negation]}\nformat: items-jsonl\nsplit: test\nfiles:\n  - {name: toy, path: nearmiss/toy.jsonl}\n",
-        "toy-triplets": "type: nearmiss\nleaderboard: {label: Toy triplets, role: extra}\nformat: triplets-jsonl\nfiles:\n  - {name: trip, path: toy-triplets.jsonl}\n",
-        "toy-external": "type: nearmiss\nleaderboard: {label: External, role: composition, preference: 1}\nformat: triplets-jsonl\nfiles:\n  - {name: ext, path: external/ext.jsonl}\n",
-        "classic-ir": "type: beir\nleaderboard: {role: retrieval, preference: 1}\ndatasets:\n  - {name: cranfield, path: beir/cranfield}\n  - {name: medline, path: beir/medline}\n",
+        "nearmiss": "type: nearmiss\nleaderboard: {role: composition, preference: 0, category_order: [role_swap, negation]}\n"
+        "format: items-jsonl\nsplit: test\nfiles:\n  - {name: toy, path: nearmiss/toy.jsonl}\n",
+        "toy-triplets": "type: nearmiss\nleaderboard: {label: Toy triplets, role: extra}\n"
+        "format: triplets-jsonl\nfiles:\n  - {name: trip, path: toy-triplets.jsonl}\n",
+        "toy-external": "type: nearmiss\nleaderboard: {label: External, role: composition, preference: 1}\n"
+        "format: triplets-jsonl\nfiles:\n  - {name: ext, path: external/ext.jsonl}\n",
+        "classic-ir": "type: beir\nleaderboard: {role: retrieval, preference: 1}\n"
+        "datasets:\n  - {name: cranfield, path: beir/cranfield}\n  - {name: medline, path: beir/medline}\n",
     }
     for name, text in yamls.items():
         (folder / f"{name}.yaml").write_text(f"name: {name}\n{text}")
@@ -92,8 +100,15 @@ def write_board(root: Path, monkeypatch: pytest.MonkeyPatch, results: Path) -> N
             items += five_text_items(cat, ids, [scores(name, i) for i in ids])
         save_scored(results, with_revisions(nearmiss_results(name, "nearmiss", 0.0, categories=["negation", "role_swap"]), nm), items)
         wrong = name == "alpha"
-        save_scored(results, with_revisions(nearmiss_results(name, "toy-triplets", 0.0, categories=["negation"]), trip), triplet_items("negation", list(TRIPLETS), [0.9, 0.2 if wrong else 0.9], [0.1, 0.5 if wrong else 0.1]))
+        save_scored(
+            results,
+            with_revisions(nearmiss_results(name, "toy-triplets", 0.0, categories=["negation"]), trip),
+            triplet_items("negation", list(TRIPLETS), [0.9, 0.2 if wrong else 0.9], [0.1, 0.5 if wrong else 0.1]),
+        )
         save_scored(results, nearmiss_results(name, "toy-external", 0.0, categories=["ext"]), triplet_items("ext", ["e-1", "e-2"], [0.9, 0.9], [0.1, 0.95]))
-    ctl = [*five_text_items("negation", ["neg-1", "neg-2", "neg-3"], [(0.1, 0.1, 0.9, 0.9)] * 3), *five_text_items("role_swap", ["role-1", "role-2", "role-3"], [RIGHT] * 3)]
+    ctl = [
+        *five_text_items("negation", ["neg-1", "neg-2", "neg-3"], [(0.1, 0.1, 0.9, 0.9)] * 3),
+        *five_text_items("role_swap", ["role-1", "role-2", "role-3"], [RIGHT] * 3),
+    ]
     save_scored(results, with_revisions(nearmiss_results("ctl", "nearmiss", 0.0, categories=["negation", "role_swap"], kind="control"), nm), ctl)
     save(results, nearmiss_results("ctl", "toy-external", 0.5, categories=["ext"], kind="control"))

@@ -39,7 +39,10 @@ def metadata(submission: str, datasets: list[str], *, submission_hash: str = "0"
         packages={},
         submission_hash=submission_hash,
         submission_file=None,
-        submission_config={"name": submission, "kind": kind, "model": f"org/{submission}", "parameters": 1000, "license": "apache-2.0", "max_seq_length": 256, "similarity": "cosine"},
+        submission_config={
+            "name": submission, "kind": kind, "model": f"org/{submission}", "parameters": 1000, "license": "apache-2.0",
+            "max_seq_length": 256, "similarity": "cosine",
+        },
         scorer={"model": f"org/{submission}", "model_revision": "abc123", "similarity": "cosine", "max_seq_length": 256, "top_k": 100},
         suite_hash="1" * 16,
         suite_file=None,
@@ -55,7 +58,9 @@ def metadata(submission: str, datasets: list[str], *, submission_hash: str = "0"
     )
 
 
-def retrieval_results(submission: str, suite: str, scores: dict[str, float], *, skipped: dict[str, str] | None = None, complete: bool | None = None, **meta) -> Results:
+def retrieval_results(
+    submission: str, suite: str, scores: dict[str, float], *, skipped: dict[str, str] | None = None, complete: bool | None = None, **meta
+) -> Results:
     datasets = {d: {"ndcg@10": s, "mrr@10": s + 0.05, "recall@100": min(1.0, s + 0.3), "map@100": s - 0.05} for d, s in scores.items()}
     skipped = skipped or {}
     done = complete if complete is not None else not skipped
@@ -74,7 +79,9 @@ def retrieval_results(submission: str, suite: str, scores: dict[str, float], *, 
     )
 
 
-def nearmiss_results(submission: str, suite: str, accuracy: float, *, categories: list[str] | None = None, skipped: dict[str, str] | None = None, **meta) -> Results:
+def nearmiss_results(
+    submission: str, suite: str, accuracy: float, *, categories: list[str] | None = None, skipped: dict[str, str] | None = None, **meta
+) -> Results:
     main = "tot_accuracy" if suite == "sugarcrepe-pp" else "triplet_accuracy"
     cats = categories if categories is not None else NEARMISS_CATEGORIES
     datasets = {}
@@ -117,7 +124,12 @@ def query_items(dataset: str, values: list[float]) -> list[ItemScores]:
 def triplet_items(dataset: str, ids: list[str], pos: list[float], neg: list[float]) -> list[ItemScores]:
     """Near-miss triplets: s(anchor, positive) and s(anchor, negative) per item."""
     return [
-        ItemScores(dataset=dataset, id=i, metrics={"triplet_accuracy": float(p > n)}, comparisons=[Comparison(name="anchor_negative", positive=p, negative=n, correct=p > n)])
+        ItemScores(
+            dataset=dataset,
+            id=i,
+            metrics={"triplet_accuracy": float(p > n)},
+            comparisons=[Comparison(name="anchor_negative", positive=p, negative=n, correct=p > n)],
+        )
         for i, p, n in zip(ids, pos, neg, strict=True)
     ]
 

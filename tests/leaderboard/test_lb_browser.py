@@ -25,7 +25,10 @@ def browser(tmp_path, monkeypatch):
     monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager, should it run at all: no network
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking", "--window-size=1400,1600", f"--user-data-dir={tmp_path / 'profile'}"):
+    for arg in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
+        "--window-size=1400,1600", f"--user-data-dir={tmp_path / 'profile'}",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)

@@ -27,10 +27,14 @@ def record(name: str, subhash: str, ms_pair: float, ms_query: float | None, *, b
         )  # fmt: skip
     return CostRecord(
         submission=name, kind="encoder", submission_hash=subhash, batch_sizes=batch or {}, fingerprints={}, repeats=3,
-        pairs=PairCost(suite="nearmiss", suite_file="suites/nearmiss.yaml", split="test", pairs=256, rule="r", sha256="0", ms_per_pair=ms_pair, cpu_ms_per_pair=ms_pair / 2, timing=t),
+        pairs=PairCost(
+            suite="nearmiss", suite_file="suites/nearmiss.yaml", split="test", pairs=256, rule="r", sha256="0",
+            ms_per_pair=ms_pair, cpu_ms_per_pair=ms_pair / 2, timing=t,
+        ),
         queries=queries,
         machine=Machine(cpu="Test CPU", logical_cpus=2, torch_threads=1, device="cpu", load_average_start=(0.1, 0.2, 0.3), load_average_end=(0.2, 0.2, 0.3)),
-        cbench_version="0.1.0", git_commit="abc", python="3.11", platform="test", packages={}, date="2026-01-01T00:00:00+00:00", command="cbench cost --model " + name,
+        cbench_version="0.1.0", git_commit="abc", python="3.11", platform="test", packages={}, date="2026-01-01T00:00:00+00:00",
+        command="cbench cost --model " + name,
     )  # fmt: skip
 
 

@@ -170,7 +170,9 @@ def test_superseded_suites_stay_out_of_the_browser(env, tmp_path, monkeypatch):
     subs, results = env
     write_board(tmp_path, monkeypatch, results)
     yaml = tmp_path / "suites" / "toy-triplets.yaml"
-    yaml.write_text(yaml.read_text().replace("leaderboard: {label: Toy triplets, role: extra}", "leaderboard: {label: Toy triplets, role: extra, superseded_by: nearmiss}"))
+    yaml.write_text(
+        yaml.read_text().replace("leaderboard: {label: Toy triplets, role: extra}", "leaderboard: {label: Toy triplets, role: extra, superseded_by: nearmiss}")
+    )
     lb = build(results, Registry([subs]).all())
     data = browser_data(lb)
     assert [s.suite for s in data.suites] == ["nearmiss"]

@@ -12,7 +12,11 @@ from harness.export_mteb import NANOBEIR_TASKS, export_mteb
 mteb = pytest.importorskip("mteb", reason="mteb not installed (pip install -e '.[mteb]')")
 
 
-REVISIONS = {"ArguAna": "8f4a982d470a32c45817738b9d29042ca55d75ad", "SciFact": "309f1d1ae3ae2e092444a8a0c25bed59b82318bc", "NQ": "77540146379abf95df8326a3c5bb9eb21c7146c3"}
+REVISIONS = {
+    "ArguAna": "8f4a982d470a32c45817738b9d29042ca55d75ad",
+    "SciFact": "309f1d1ae3ae2e092444a8a0c25bed59b82318bc",
+    "NQ": "77540146379abf95df8326a3c5bb9eb21c7146c3",
+}
 
 
 @pytest.fixture

@@ -61,7 +61,9 @@ def write_board(root: Path, monkeypatch: pytest.MonkeyPatch, results: Path) -> N
         "name: nearmiss\ntype: nearmiss\nleaderboard: {role: composition, preference: 0, chance: 0.5, category_order: [negation, role_swap]}\n"
         "format: items-jsonl\nsplit: test\nfiles:\n  - {name: toy, path: nearmiss/toy.jsonl}\n"
     )
-    (suites / "classic-ir.yaml").write_text("name: classic-ir\ntype: beir\nleaderboard: {role: retrieval, preference: 1}\ndatasets:\n  - {name: medline, path: beir/medline}\n")
+    (suites / "classic-ir.yaml").write_text(
+        "name: classic-ir\ntype: beir\nleaderboard: {role: retrieval, preference: 1}\ndatasets:\n  - {name: medline, path: beir/medline}\n"
+    )
     monkeypatch.setattr("harness.suites.registry.SUITES_DIR", suites)
     revisions = {ds: d.revision for ds, d in shipped_suites()["nearmiss"].shipped_data().items()}
     by_cat: dict[str, list[int]] = {"negation": [], "role_swap": []}
@@ -93,7 +95,10 @@ def driver(tmp_path_factory):
     opts = webdriver.ChromeOptions()
     opts.binary_location = chromium
     profile = tmp_path_factory.mktemp("profile")
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking", "--hide-scrollbars", "--window-size=1440,1000", f"--user-data-dir={profile}"):
+    for arg in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
+        "--hide-scrollbars", "--window-size=1440,1000", f"--user-data-dir={profile}",
+    ):
         opts.add_argument(arg)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     d = webdriver.Chrome(service=Service(executable_path=chromedriver), options=opts)
@@ -107,7 +112,11 @@ def open_page(driver, page: Path, width: int) -> None:
 
     driver.set_window_size(width, 1000)
     driver.get(page.as_uri())
-    WebDriverWait(driver, 30).until(lambda d: d.execute_script("var e = document.getElementById('failures'); return !e || !document.getElementById('explorer-data') || e.hasAttribute('data-ready');"))
+    WebDriverWait(driver, 30).until(
+        lambda d: d.execute_script(
+            "var e = document.getElementById('failures'); return !e || !document.getElementById('explorer-data') || e.hasAttribute('data-ready');"
+        )
+    )
     assert driver.execute_script("return document.documentElement.clientWidth") <= width
 
 

@@ -55,7 +55,9 @@ def test_markdown(board, tmp_path):
     assert "± = half the width of the score's 95% bootstrap interval" in md
     # the compact table: rank, name, kind, parameters, both axes, the ≈ marks, the layer
     header = next(line for line in md.splitlines() if line.startswith("| rank"))
-    assert header == "| rank | submission | kind | parameters | retrieval: classic-ir ndcg@10 | composition: nearmiss triplet_accuracy | ≈ better-placed | layer |"
+    assert header == (
+        "| rank | submission | kind | parameters | retrieval: classic-ir ndcg@10 | composition: nearmiss triplet_accuracy | ≈ better-placed | layer |"
+    )
     rows = [line for line in md.splitlines() if re.match(r"\| \d+ \| ", line)]
     first = rows[0]
     assert first.startswith("| 1 | alpha | encoder | 1.0k | 0.3333 | 0.8000 |") and first.endswith("| 1 |")
@@ -174,7 +176,12 @@ def test_controls_are_listed_apart_and_drawn_as_the_chance_band(env, tmp_path):
     # the band per column: a table in the markdown, a header row in the page; scores inside it greyed
     assert "| nearmiss (composition axis) | 0.5000 | 0.4500–0.6200 (2) | 0.6200 | ctl-high (0.6200) | 1 of 2 |" in md
     assert re.search(r"\| 2 \| beta \| .*\| \*0\.6000\* \|", md)  # inside the band: italics
-    assert re.search(r'<tr data-kind="encoder" data-name="beta"[^>]*>(?:(?!</tr>).)*title="inside the chance band: controls 0\.4500–0\.6200 \(2\), chance 0\.5000" class="num noted chance-inside"', html, re.S)
+    assert re.search(
+        r'<tr data-kind="encoder" data-name="beta"[^>]*>(?:(?!</tr>).)*'
+        r'title="inside the chance band: controls 0\.4500–0\.6200 \(2\), chance 0\.5000" class="num noted chance-inside"',
+        html,
+        re.S,
+    )
     assert re.search(r'<tr class="bandrow">(?:(?!</tr>).)*controls 0\.4500–0\.6200 \(2\), chance 0\.5000', html, re.S)
     assert "controls 0.45–0.62 (chance)" in "".join(ET.fromstring(svg).itertext())
 

@@ -26,7 +26,9 @@ def retrieval(values: np.ndarray) -> list:
 
 
 def composition(scores: np.ndarray) -> list:
-    return five_text_items("negation", IDS["negation"], [tuple(s) for s in scores[:40]]) + five_text_items("spatial", IDS["spatial"], [tuple(s) for s in scores[40:]])
+    return five_text_items("negation", IDS["negation"], [tuple(s) for s in scores[:40]]) + five_text_items(
+        "spatial", IDS["spatial"], [tuple(s) for s in scores[40:]]
+    )
 
 
 @pytest.fixture
@@ -98,7 +100,8 @@ def test_differing_on_retrieval_only_is_marked_on_composition_only(scored_env, t
     md, csv_text, _html, _svg = (p.read_text() for p in write_all(lb, tmp_path / "out"))
     assert "| ≈ alpha, beta (composition) |" in next(line for line in md.splitlines() if line.startswith("| 3 | gamma"))
     table = {r["submission"]: r for r in csv.DictReader(io.StringIO(csv_text))}
-    assert (table["gamma"]["indistinguishable_from"], table["gamma"]["indistinguishable_retrieval"], table["gamma"]["indistinguishable_composition"]) == ("", "", "alpha;beta")
+    gamma = table["gamma"]
+    assert (gamma["indistinguishable_from"], gamma["indistinguishable_retrieval"], gamma["indistinguishable_composition"]) == ("", "", "alpha;beta")
 
 
 def test_holm_correction_over_every_test_on_the_page(scored_env, monkeypatch):

@@ -47,7 +47,12 @@ def test_bm25_control_equals_the_lexical_kind():
 def test_blind_tfidf_never_reads_the_anchor(tmp_path):
     rows = []
     for i in range(20):  # the word "good" marks positives in training
-        rows.append({"id": f"x{i}", "category": "c", "split": "train", "anchor": f"anchor {i}", "pos_close": f"good text {i}", "pos_far": f"good other {i}", "neg_close": f"bad text {i}", "neg_far": f"bad other {i}"})
+        rows.append(
+            {
+                "id": f"x{i}", "category": "c", "split": "train", "anchor": f"anchor {i}",
+                "pos_close": f"good text {i}", "pos_far": f"good other {i}", "neg_close": f"bad text {i}", "neg_far": f"bad other {i}",
+            }
+        )
     rows.append({"id": "t", "category": "c", "split": "test", "anchor": "a", "pos_close": "bad", "pos_far": "bad", "neg_close": "good", "neg_far": "good"})
     (tmp_path / "d.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     s = scorer(tmp_path, feature="blind-tfidf", train_file="d.jsonl")

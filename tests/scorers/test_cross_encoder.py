@@ -91,7 +91,7 @@ def test_score_pairs_and_cache(subs, tmp_path):
     b = ["honey bees", "a blue bicycle", "lava volcanoes erupt"]
     s = ce.score_pairs(a, b)
     assert s.shape == (3,) and np.all((s >= 0) & (s <= 1))  # sigmoid
-    assert np.allclose(s, ce.model.predict(list(zip(a, b))), atol=1e-6)
+    assert np.allclose(s, ce.model.predict(list(zip(a, b, strict=True))), atol=1e-6)
     assert ctx.counters["pairs_scored"] == 3
     again, ctx2 = build(subs, "t-ce", tmp_path)  # same cache folder, fresh scorer
     assert np.allclose(again.score_pairs(a, b), s, atol=1e-6)

@@ -44,7 +44,8 @@ def test_cli_end_to_end_relative_model_path(static_model, beir_dir, tmp_path, mo
     res = run_submission("t-static", beir_dir, tmp_path / "results", subs)
     assert res.exit_code == 0, res.output
     out = read_result(tmp_path / "results", "t-static")
-    run = StaticScorer(StaticConfig(name="t-static", kind="static", model=str(static_model)), RunContext(use_cache=False)).retrieve(QUERIES, corpus_texts(), 5).run
+    scorer = StaticScorer(StaticConfig(name="t-static", kind="static", model=str(static_model)), RunContext(use_cache=False))
+    run = scorer.retrieve(QUERIES, corpus_texts(), 5).run
     assert out["datasets"]["tinybeir"]["ndcg@10"] == pytest.approx(ndcg_at_10(run))
     info = out["metadata"]["scorer"]
     assert info["model_source"] == "local" and info["dimensions"] == 16

@@ -65,7 +65,7 @@ def ref_align(q, c, lam=0.1, tau=0.1):
         mx = max(logits)
         w = [math.exp(x - mx) for x in logits]
         z = sum(w)
-        total += sum(wj / z * s for wj, s in zip(w, sims))
+        total += sum(wj / z * s for wj, s in zip(w, sims, strict=True))
     return total / max(1, len(q))
 
 
@@ -327,7 +327,7 @@ def test_score_pairs_restores_mode_and_order():
     assert v.training
     v.eval()
     with torch.inference_mode():
-        single = [v(*_pair_map(a, b)).item() for a, b in zip(q, c)]
+        single = [v(*_pair_map(a, b)).item() for a, b in zip(q, c, strict=True)]
     np.testing.assert_allclose(s, single, atol=1e-5)
     assert score_pairs(v, [], []).shape == (0,)
     with pytest.raises(ValueError):

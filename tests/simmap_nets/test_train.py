@@ -204,7 +204,7 @@ def test_encode_tokens_minilm(minilm):
     texts = SENTENCES + [long_text]
     out = encode_tokens(minilm, texts, batch_size=2)
     assert len(out) == len(texts)
-    for text, emb in zip(texts, out):
+    for text, emb in zip(texts, out, strict=True):
         ids = tok(text, truncation=True, max_length=128)["input_ids"]
         assert emb.shape == (len(ids), 384) and emb.dtype == torch.float32
         assert not emb.requires_grad and not emb.is_inference()
@@ -216,13 +216,13 @@ def test_encode_tokens_minilm(minilm):
         assert out[row].shape[0] == n_valid
         assert ids[0] == tok.cls_token_id and ids[n_valid - 1] == tok.sep_token_id
     # order restored and batching irrelevant: each text alone gives the same tokens
-    for text, emb in zip(texts, out):
+    for text, emb in zip(texts, out, strict=True):
         alone = encode_tokens(minilm, [text])[0]
         torch.testing.assert_close(emb, alone, atol=1e-4, rtol=1e-4)
     # same as Sentence-Transformers' own token embeddings (last hidden state, incl. specials)
     minilm.max_seq_length = 128
     st = minilm.encode(SENTENCES, output_value="token_embeddings", convert_to_numpy=False)
-    for emb, ref in zip(out, st):
+    for emb, ref in zip(out, st, strict=False):  # out has one more text (long_text) than st
         torch.testing.assert_close(emb, ref.float().cpu(), atol=1e-4, rtol=1e-4)
     # MaxSim of a sentence with itself is 1; different sentences score lower
     v = build_verifier("maxsim")

@@ -48,7 +48,10 @@ def test_the_build_step_is_checked_strictly(tmp_path):
     (tmp_path / "s.yaml").write_text("name: s\nkind: encoder\nmodel: ../w\nbuild:\n  command: make w\n  tme: long\n  makes: [../w]\n")
     with pytest.raises(CBenchError) as e:
         load_submission(tmp_path / "s.yaml")
-    assert sorted(e.value.lines) == [f"{tmp_path / 's.yaml'}: build.time: Field required", f"{tmp_path / 's.yaml'}: build.tme: unknown key (did you mean 'time'?)"]
+    assert sorted(e.value.lines) == [
+        f"{tmp_path / 's.yaml'}: build.time: Field required",
+        f"{tmp_path / 's.yaml'}: build.tme: unknown key (did you mean 'time'?)",
+    ]
 
 
 def test_unbuilt_weights_stop_the_run_in_one_line_naming_the_build(tmp_path, monkeypatch):

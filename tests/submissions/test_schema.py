@@ -79,4 +79,6 @@ def test_duplicate_names_across_dirs(tmp_path):
     assert "all-MiniLM-L6-v2" not in reg.all() and "bm25" in reg.all()  # the name is blocked, nothing else
     with pytest.raises(CBenchError, match="also used by"):
         reg.get("all-MiniLM-L6-v2")
-    assert [p.line for p in reg.problems] == [f"{tmp_path / 'dup.yaml'}: name: name 'all-MiniLM-L6-v2' is also used by {Registry().get('all-MiniLM-L6-v2').path}"]
+    assert [p.line for p in reg.problems] == [
+        f"{tmp_path / 'dup.yaml'}: name: name 'all-MiniLM-L6-v2' is also used by {Registry().get('all-MiniLM-L6-v2').path}"
+    ]

@@ -131,7 +131,10 @@ def test_a_changed_frozen_file_is_one_error_naming_the_file_and_both_hashes(tmp_
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({"pinned_name": "other"}, "frozen_sha256.other: no file of that name (files: toy)"), ({"file_sha256": "1" * 64}, "frozen_sha256.toy: the file already has a sha256; pin it once")],
+    [
+        ({"pinned_name": "other"}, "frozen_sha256.other: no file of that name (files: toy)"),
+        ({"file_sha256": "1" * 64}, "frozen_sha256.toy: the file already has a sha256; pin it once"),
+    ],
 )
 def test_a_frozen_pin_names_a_file_pinned_nowhere_else(tmp_path, kwargs, message):
     with pytest.raises(CBenchError, match=re.escape(message)):

@@ -182,7 +182,10 @@ def test_shipped_suite_facts_and_pins():
 
 
 def test_chance_levels_of_the_shipped_suites():
-    chance = {name: resolve_suite(name, None).facts().chance for name in ("nearmiss", "nearmiss-hand", "nearmiss-v1", "sugarcrepe-pp", "nevir", "paws", "classic-ir", "nanobeir")}
+    chance = {
+        name: resolve_suite(name, None).facts().chance
+        for name in ("nearmiss", "nearmiss-hand", "nearmiss-v1", "sugarcrepe-pp", "nevir", "paws", "classic-ir", "nanobeir")
+    }
     assert chance == {
         "nearmiss": 0.5, "nearmiss-hand": 0.5, "nearmiss-v1": 0.5, "sugarcrepe-pp": pytest.approx(1 / 3),
         "nevir": 0.25, "paws": 0.5, "classic-ir": None, "nanobeir": None,
