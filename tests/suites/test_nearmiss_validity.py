@@ -10,6 +10,7 @@ below, category by category). The same controls catch v1: its
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -64,14 +65,39 @@ KNOWN_CATEGORY_VIOLATIONS = {
 CASES = [(c, s) for s in ("nearmiss", "nearmiss-hand") for c in CONTROLS]
 
 
+# Controls whose scores are read from their committed results instead of recomputed: the blind
+# MiniLM control encodes the whole nearmiss train split (about 36k texts, most of the test suite's
+# time on 2 cores). The results must be current (same submission and suite hashes as now, else the
+# test fails); `make leaderboard` recomputes them, and CBENCH_RECOMPUTE_CONTROLS=1 recomputes here.
+FROM_COMMITTED = {"control-blind-minilm"}
+COMMITTED = ROOT / "leaderboard" / "results"
+
+
+def committed_scores(control: Path, suite_name: str) -> tuple[float, dict[str, float]]:
+    from harness.results import Results
+    from harness.submissions.registry import load_submission
+
+    path = COMMITTED / control.stem / f"{suite_name}.json"
+    r = Results.model_validate_json(path.read_text())
+    assert r.complete, path
+    assert r.metadata.submission_hash == load_submission(control).hash, f"{path} is stale: the control changed"
+    assert r.metadata.suite_hash == resolve_suite(suite_name, None).hash, f"{path} is stale: the suite changed"
+    cats = {c: m["triplet_accuracy"] for c, m in r.datasets.items()}
+    return sum(cats.values()) / len(cats), cats
+
+
 @pytest.fixture(scope="module")
 def scores(ctx):
     """(control, suite) -> (main, per-category), computed once for both tests."""
     cache: dict = {}
+    recompute = os.environ.get("CBENCH_RECOMPUTE_CONTROLS") == "1"
 
     def get(control: Path, suite_name: str):
         if (control.stem, suite_name) not in cache:
-            cache[(control.stem, suite_name)] = suite_scores(suite_name, build(control, ctx))
+            if control.stem in FROM_COMMITTED and not recompute:
+                cache[(control.stem, suite_name)] = committed_scores(control, suite_name)
+            else:
+                cache[(control.stem, suite_name)] = suite_scores(suite_name, build(control, ctx))
         return cache[(control.stem, suite_name)]
 
     return get
