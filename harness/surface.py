@@ -13,30 +13,37 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
+@lru_cache(maxsize=1 << 16)
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text.lower()))
+
+
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return list(_words(text))
 
 
 def jaccard(a: str, b: str) -> float:
     """Word-set Jaccard."""
-    sa, sb = set(words(a)), set(words(b))
+    sa, sb = set(_words(a)), set(_words(b))
     return len(sa & sb) / len(sa | sb) if sa | sb else 1.0
 
 
 def seqratio(a: str, b: str) -> float:
     """difflib's ratio over the word sequences (order-aware)."""
-    return SequenceMatcher(None, words(a), words(b), autojunk=False).ratio()
+    return SequenceMatcher(None, _words(a), _words(b), autojunk=False).ratio()
 
 
-def _grams(text: str, n: int = 3) -> set[str]:
-    t = " ".join(words(text))
-    return {t[i : i + n] for i in range(max(1, len(t) - n + 1))}
+@lru_cache(maxsize=1 << 16)
+def _grams(text: str, n: int = 3) -> frozenset[str]:
+    t = " ".join(_words(text))
+    return frozenset(t[i : i + n] for i in range(max(1, len(t) - n + 1)))
 
 
 def char3(a: str, b: str) -> float:
@@ -48,7 +55,7 @@ def char3(a: str, b: str) -> float:
 def prefix(a: str, b: str) -> float:
     """Number of leading words in common."""
     n = 0
-    for x, y in zip(words(a), words(b), strict=False):
+    for x, y in zip(_words(a), _words(b), strict=False):
         if x != y:
             break
         n += 1
@@ -57,7 +64,7 @@ def prefix(a: str, b: str) -> float:
 
 def length(a: str, b: str) -> float:
     """Minus the difference in word count (equal length = most alike)."""
-    return -float(abs(len(words(a)) - len(words(b))))
+    return -float(abs(len(_words(a)) - len(_words(b))))
 
 
 PAIRWISE: dict[str, Callable[[str, str], float]] = {

@@ -30,7 +30,6 @@ import json
 import logging
 import random
 import shutil
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -209,24 +208,16 @@ def train_cross_encoder(
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from harness.finetune.train import RUN_FILE, _callbacks, _check_or_write_run, last_complete_checkpoint, write_curves
+    from harness.finetune.train import _callbacks, _check_or_write_run, prepare_out, step_provenance, train_resumable, trainer_arguments, write_curves
 
     if getattr(base.scorer.config, "weights_delta", None):
         raise CBenchError(f"'{base.submission}' applies a weights_delta; a cross-encoder starts from a plain model folder", source="--base")
     out = Path(out)
-    sub_path = out / f"{name}.yaml"
-    if overwrite and out.exists():
-        for p in ("checkpoints", "model", RUN_FILE, "curves.json", "curves.png", sub_path.name):
-            target = out / p
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    if sub_path.exists():
-        raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
     steps = total_steps(settings, len(data.pairs))
     if steps < 1:
         raise CBenchError("no optimizer step to take", source="--steps")
+    sub_path, ckpt_dir, last = prepare_out(out, name, overwrite)
     out.mkdir(parents=True, exist_ok=True)
-    ckpt_dir = out / "checkpoints"
-    last = last_complete_checkpoint(ckpt_dir)
     identity = {**settings.identity(), "steps": steps}
     run = {"recipe": RECIPE, "base": base.provenance(), "settings": identity, "data": data.provenance(), "name": name}
     _check_or_write_run(out, run, resuming=last is not None)
@@ -236,27 +227,20 @@ def train_cross_encoder(
     fp16 = cuda if settings.fp16 is None else settings.fp16
     model = CrossEncoder(base.location, num_labels=1, max_length=settings.max_length, device=settings.device, local_files_only=True)
     dataset = Dataset.from_dict({c: [p[i] for p in data.pairs] for i, c in enumerate(COLUMNS)})
-    args = CrossEncoderTrainingArguments(
-        output_dir=str(ckpt_dir),
-        max_steps=steps,
-        per_device_train_batch_size=settings.batch_size,
-        learning_rate=settings.lr,
+    args = trainer_arguments(
+        CrossEncoderTrainingArguments,
+        ckpt_dir,
+        steps=steps,
+        batch_size=settings.batch_size,
+        lr=settings.lr,
         weight_decay=settings.weight_decay,
         warmup_ratio=settings.warmup_ratio,
-        lr_scheduler_type="linear",
-        optim="adamw_torch",
         seed=settings.seed,
+        device=settings.device,
         fp16=fp16,
-        use_cpu=not cuda and not settings.device.startswith("mps"),
-        dataloader_drop_last=True,
-        dataloader_pin_memory=cuda,
         logging_steps=min(50, steps),
-        save_strategy="steps",
-        save_steps=settings.save_every,
-        save_total_limit=2,
-        eval_strategy="no",
-        report_to="none",
-        disable_tqdm=quiet,
+        save_every=settings.save_every,
+        quiet=quiet,
     )
     timings: dict = {}
     trainer = CrossEncoderTrainer(
@@ -266,18 +250,9 @@ def train_cross_encoder(
         loss=BinaryCrossEntropyLoss(model),
         callbacks=[*_callbacks(out, timings), *(callbacks or [])],
     )
-    if quiet:  # disable_tqdm swaps the progress bar for a printer of every log dict
-        from transformers.trainer_callback import PrinterCallback
-
-        trainer.remove_callback(PrinterCallback)
-    if last:
-        log.warning("resuming %s from %s", out, Path(last).name)
-    t0 = time.perf_counter()
-    trainer.train(resume_from_checkpoint=last)
-    wall = time.perf_counter() - t0
+    wall = train_resumable(trainer, out, last, quiet)
     model.save(str(out / "model"))
     write_curves(out, trainer.state.log_history, timings)
-    steps_timed = timings.get("steps", [])
     prov = {
         "tool": f"cbench finetune --recipe {RECIPE}",
         "command": command,
@@ -286,11 +261,7 @@ def train_cross_encoder(
         "data": data.provenance(),
         "loss": {"name": "BinaryCrossEntropyLoss", "labels": "positive 1; near-miss and unrelated 0"},
         **identity,
-        "final_step": trainer.state.global_step,
-        "resumed_from_step": int(Path(last).name.rsplit("-", 1)[-1]) if last else None,
-        "seconds_per_step": round(sum(steps_timed) / len(steps_timed), 4) if steps_timed else None,
-        "steps_timed": len(steps_timed),
-        "train_seconds_this_process": round(wall, 1),
+        **step_provenance(trainer, last, timings, wall),
         "device": settings.device,
         "fp16": fp16,
         "weights": "last step",

@@ -216,6 +216,91 @@ def last_complete_checkpoint(ckpt_dir: Path) -> str | None:
     return None
 
 
+def prepare_out(out: Path, name: str, overwrite: bool) -> tuple[Path, Path, str | None]:
+    """Clear ``out`` when overwriting, refuse a finished run, and find the checkpoint to resume
+    from. Returns (submission path, checkpoint folder, last complete checkpoint or None)."""
+    sub_path = out / f"{name}.yaml"
+    if overwrite and out.exists():
+        for p in ("checkpoints", "model", RUN_FILE, CURVES_JSON, CURVES_PNG, sub_path.name):
+            target = out / p
+            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+    if sub_path.exists():
+        raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
+    ckpt_dir = out / "checkpoints"
+    return sub_path, ckpt_dir, last_complete_checkpoint(ckpt_dir)
+
+
+def trainer_arguments(
+    args_cls: Any,
+    ckpt_dir: Path,
+    *,
+    steps: int,
+    batch_size: int,
+    lr: float,
+    weight_decay: float,
+    warmup_ratio: float,
+    seed: int,
+    device: str,
+    fp16: bool,
+    logging_steps: int,
+    save_every: int,
+    quiet: bool,
+    eval_every: int | None = None,
+) -> Any:
+    """The training arguments every recipe shares (AdamW, linear schedule with warmup, drop_last,
+    a checkpoint every ``save_every`` steps, two kept); ``args_cls`` is the trainer's own class."""
+    cuda = device.startswith("cuda")
+    return args_cls(
+        output_dir=str(ckpt_dir),
+        max_steps=steps,
+        per_device_train_batch_size=batch_size,
+        learning_rate=lr,
+        weight_decay=weight_decay,
+        warmup_ratio=warmup_ratio,
+        lr_scheduler_type="linear",
+        optim="adamw_torch",
+        seed=seed,
+        fp16=fp16,
+        use_cpu=not cuda and not device.startswith("mps"),
+        dataloader_drop_last=True,
+        dataloader_pin_memory=cuda,
+        logging_steps=logging_steps,
+        save_strategy="steps",
+        save_steps=save_every,
+        save_total_limit=2,
+        eval_strategy="steps" if eval_every else "no",
+        eval_steps=eval_every,
+        eval_on_start=bool(eval_every),
+        report_to="none",
+        disable_tqdm=quiet,
+    )
+
+
+def train_resumable(trainer: Any, out: Path, last: str | None, quiet: bool) -> float:
+    """Run ``trainer`` from checkpoint ``last`` (or from the start); returns this process's wall seconds."""
+    if quiet:  # disable_tqdm swaps the progress bar for a printer of every log dict
+        from transformers.trainer_callback import PrinterCallback
+
+        trainer.remove_callback(PrinterCallback)
+    if last:
+        log.warning("resuming %s from %s", out, Path(last).name)
+    t0 = time.perf_counter()
+    trainer.train(resume_from_checkpoint=last)
+    return time.perf_counter() - t0
+
+
+def step_provenance(trainer: Any, last: str | None, timings: dict, wall: float) -> dict:
+    """Where the run ended, where it resumed from, and how long its steps took."""
+    steps_timed = timings.get("steps", [])
+    return {
+        "final_step": trainer.state.global_step,
+        "resumed_from_step": int(Path(last).name.rsplit("-", 1)[-1]) if last else None,
+        "seconds_per_step": round(sum(steps_timed) / len(steps_timed), 4) if steps_timed else None,
+        "steps_timed": len(steps_timed),
+        "train_seconds_this_process": round(wall, 1),
+    }
+
+
 def finetune(
     base: BaseModel,
     data: list[TrainFile],
@@ -237,16 +322,8 @@ def finetune(
     from sentence_transformers.losses import MultipleNegativesRankingLoss
 
     out = Path(out)
-    sub_path = out / f"{name}.yaml"
-    if overwrite and out.exists():
-        for p in ("checkpoints", "model", RUN_FILE, CURVES_JSON, CURVES_PNG, sub_path.name):
-            target = out / p
-            shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    if sub_path.exists():
-        raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
+    sub_path, ckpt_dir, last = prepare_out(out, name, overwrite)
     out.mkdir(parents=True, exist_ok=True)
-    ckpt_dir = out / "checkpoints"
-    last = last_complete_checkpoint(ckpt_dir)
     run = {"base": base.provenance(), "settings": settings.identity(), "data": [d.provenance() for d in data], "name": name}
     _check_or_write_run(out, run, resuming=last is not None)
 
@@ -258,29 +335,21 @@ def finetune(
     fp16 = cuda if settings.fp16 is None else settings.fp16
     eval_every = settings.eval_every if evaluator is not None else None
     log_every = settings.log_every or min(eval_every or 50, 50, settings.steps)
-    args = SentenceTransformerTrainingArguments(
-        output_dir=str(ckpt_dir),
-        max_steps=settings.steps,
-        per_device_train_batch_size=settings.batch_size,
-        learning_rate=settings.lr,
+    args = trainer_arguments(
+        SentenceTransformerTrainingArguments,
+        ckpt_dir,
+        steps=settings.steps,
+        batch_size=settings.batch_size,
+        lr=settings.lr,
         weight_decay=settings.weight_decay,
         warmup_ratio=settings.warmup_ratio,
-        lr_scheduler_type="linear",
-        optim="adamw_torch",
         seed=settings.seed,
+        device=settings.device,
         fp16=fp16,
-        use_cpu=not cuda and not settings.device.startswith("mps"),
-        dataloader_drop_last=True,
-        dataloader_pin_memory=cuda,
         logging_steps=log_every,
-        save_strategy="steps",
-        save_steps=settings.save_every,
-        save_total_limit=2,
-        eval_strategy="steps" if eval_every else "no",
-        eval_steps=eval_every,
-        eval_on_start=bool(eval_every),
-        report_to="none",
-        disable_tqdm=quiet,
+        save_every=settings.save_every,
+        quiet=quiet,
+        eval_every=eval_every,
     )
     timings: dict = {}
     trainer = SentenceTransformerTrainer(
@@ -291,31 +360,18 @@ def finetune(
         evaluator=evaluator,
         callbacks=[*_callbacks(out, timings), *(callbacks or [])],
     )
-    if quiet:  # disable_tqdm swaps the progress bar for a printer of every log dict
-        from transformers.trainer_callback import PrinterCallback
-
-        trainer.remove_callback(PrinterCallback)
-    if last:
-        log.warning("resuming %s from %s", out, Path(last).name)
-    t0 = time.perf_counter()
-    trainer.train(resume_from_checkpoint=last)
-    wall = time.perf_counter() - t0
+    wall = train_resumable(trainer, out, last, quiet)
     if eval_every and trainer.state.global_step % eval_every:  # the last-step weights, evaluated
         trainer.evaluate()
     model.save(str(out / "model"), create_model_card=False)
     write_curves(out, trainer.state.log_history, timings)
-    steps_timed = timings.get("steps", [])
     prov = {
         "tool": "cbench finetune",
         "base": base.provenance(),
         "data": [d.provenance() for d in data],
         "loss": {"name": "MultipleNegativesRankingLoss", "scale": settings.scale, "similarity": "cosine"},
         **settings.identity(),
-        "final_step": trainer.state.global_step,
-        "resumed_from_step": int(Path(last).name.rsplit("-", 1)[-1]) if last else None,
-        "seconds_per_step": round(sum(steps_timed) / len(steps_timed), 4) if steps_timed else None,
-        "steps_timed": len(steps_timed),
-        "train_seconds_this_process": round(wall, 1),
+        **step_provenance(trainer, last, timings, wall),
         "device": settings.device,
         "fp16": fp16,
         "weights": "last step",

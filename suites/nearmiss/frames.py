@@ -17,6 +17,7 @@ Rendering is pure and deterministic given the slot fillers and alternation choic
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -182,6 +183,7 @@ def _article(m: re.Match) -> str:
     return (a + "n" if vowel else a) + space + word
 
 
+@lru_cache(maxsize=1 << 16)
 def tidy(text: str) -> str:
     text = ARTICLE.sub(_article, text)
     text = re.sub(r"\s+", " ", text).strip()
