@@ -18,6 +18,13 @@ if [[ -d runs/paper-ab/model-a-baseline/seed_13/model && -d runs/paper-ab/model-
 else
   echo "minilm-ft-a, minilm-ft-b: no runs/paper-ab (make paper-ab); their committed results are kept" >&2
 fi
+# minilm-cross reads its weights from models/minilm-cross/model (made by `make minilm-cross`, not
+# committed); without them its committed results are kept as they are.
+if [[ -f models/minilm-cross/model/model.safetensors ]]; then
+  MODELS+=(minilm-cross)
+else
+  echo "minilm-cross: no models/minilm-cross/model (make minilm-cross); its committed results are kept" >&2
+fi
 # offline-ir (the retrieval axis) first; classic-ir is its first three collections and reuses the
 # cached embeddings, so it costs only the search.
 MODEL_SUITES=(--suite offline-ir --suite classic-ir --suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp

@@ -103,6 +103,8 @@ def toys(tmp_path, monkeypatch) -> Path:
     subs.mkdir()
     (subs / "counter.yaml").write_text("name: counter\nkind: counting\nbatch_size: 4\n")
     (subs / "reranker.yaml").write_text("name: reranker\nkind: toy-rerank\nfirst_stage: bm25\nrerank_depth: 2\n")
+    for name in ("over-counter-a", "over-counter-b"):
+        (subs / f"{name}.yaml").write_text(f"name: {name}\nkind: toy-rerank\nfirst_stage: counter\nrerank_depth: 2\n")
     (subs / "missing.yaml").write_text("name: missing\nkind: encoder\nmodel: ./no-such-model\n")
     return subs
 
@@ -187,6 +189,30 @@ def test_a_reranker_costs_its_first_stage_plus_reranking(data, tmp_path, toys):
     assert q.ms_per_query == pytest.approx(q.search_ms_per_query + q.rerank_ms_per_query, abs=1e-3)
 
 
+def test_rerankers_timed_together_build_their_first_stage_index_once(data, tmp_path, toys):
+    """Two rerankers over one embedding first stage in one `cbench cost`: its documents are encoded
+    for the index once (each run still warms up on them), and both files record that build."""
+    out = tmp_path / "cost"
+    r = invoke("cost", "--model", "over-counter-a", "--model", "over-counter-b", "--submissions-dir", str(toys), "--out", str(out), *SMALL)
+    assert r.exit_code == 0, r.output
+    assert len(CountingScorer.encoded["document"]) == 6 + 6 + 6  # two warm-ups, one index build
+    a, b = (read_cost(out / f"over-counter-{x}.json") for x in "ab")
+    assert a.queries is not None and b.queries is not None and a.queries.index == b.queries.index
+    assert a.command == "cbench cost --model over-counter-a --pairs 8 --queries 3 --repeats 2 --device cpu"
+    CountingScorer.encoded.clear()
+    r = invoke("cost", "--model", "over-counter-a", "--submissions-dir", str(toys), "--out", str(tmp_path / "alone"), *SMALL)
+    assert r.exit_code == 0 and len(CountingScorer.encoded["document"]) == 6 + 6  # alone: warm-up and its own build
+
+
+def test_several_models_go_on_past_one_that_cannot_be_timed(data, tmp_path, toys):
+    out = tmp_path / "cost"
+    r = invoke("cost", "--model", "missing", "--model", "bm25", "--submissions-dir", str(toys), "--out", str(out), *SMALL)
+    assert r.exit_code == 3 and "submission missing: model: weights unavailable" in r.stderr and "no-such-model" in r.stderr
+    assert (out / "bm25.json").exists() and not (out / "missing.json").exists()
+    r = invoke("cost", "--model", "bm25", "--model", "no-such-submission", "--submissions-dir", str(toys), "--out", str(out), *SMALL)
+    assert r.exit_code == 2 and "no submission named 'no-such-submission'" in r.output  # names are resolved before any timing
+
+
 # -- errors: one line, exit 2 (3: weights not here) ------------------------------------------------
 
 
@@ -246,23 +272,28 @@ def test_cost_file_validation(data, tmp_path):
 # -- scripts/cost_all.sh ---------------------------------------------------------------------------
 
 
-def test_cost_all_runs_every_shipped_submission_and_skips_missing_weights(tmp_path):
-    """With a stand-in for cbench: every shipped YAML is asked for, exit 3 is a skip with a message,
-    any other failure makes the script exit 1 after the rest."""
+def test_cost_all_times_every_shipped_submission_in_one_process(tmp_path):
+    """With a stand-in for cbench: one `cbench cost` call names every shipped YAML; its exit 3 (some
+    skipped, named by it) is a success with a message, any other failure makes the script exit 1."""
     import subprocess
 
     log = tmp_path / "calls"
     fake = tmp_path / "cbench"
-    fake.write_text(f'#!/usr/bin/env bash\necho "$@" >> {log}\ncase $3 in bm25) exit 0;; tfidf) exit 2;; *) exit 3;; esac\n')
+    fake.write_text(f'#!/usr/bin/env bash\necho "$@" >> {log}\nexit $FAKE_RC\n')
     fake.chmod(0o755)
-    r = subprocess.run(
-        ["bash", str(PROJECT_ROOT / "scripts" / "cost_all.sh"), "--repeats", "5"],
-        env={"PATH": "/usr/bin:/bin", "CBENCH": str(fake)},
-        capture_output=True,
-        text=True,
-    )
+
+    def cost_all(rc: int):
+        log.unlink(missing_ok=True)
+        env = {"PATH": "/usr/bin:/bin", "CBENCH": str(fake), "FAKE_RC": str(rc)}
+        return subprocess.run(["bash", str(PROJECT_ROOT / "scripts" / "cost_all.sh"), "--repeats", "5"], env=env, capture_output=True, text=True)
+
     shipped = sorted(p.stem for p in (PROJECT_ROOT / "submissions").rglob("*.yaml"))
+    r = cost_all(0)
     calls = log.read_text().splitlines()
-    assert sorted(c.split()[2] for c in calls) == shipped and all(c.endswith("--repeats 5") and c.startswith("cost --model ") for c in calls)
-    assert r.returncode == 1 and "skipping all-MiniLM-L6-v2: its weights or data are not here" in r.stderr
-    assert "measured 1: bm25" in r.stderr and "failed 1: tfidf" in r.stderr
+    assert r.returncode == 0 and len(calls) == 1 and calls[0].startswith("cost --model ") and calls[0].endswith("--repeats 5")
+    words = calls[0].split()
+    assert sorted(words[i + 1] for i, w in enumerate(words) if w == "--model") == shipped
+    r = cost_all(3)
+    assert r.returncode == 0 and "some were skipped: their weights or data are not here" in r.stderr
+    r = cost_all(2)
+    assert r.returncode == 1 and "some failed (exit 2" in r.stderr
