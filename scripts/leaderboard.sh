@@ -65,3 +65,5 @@ PY
 "${PYTHON:-python3}" scripts/nearmiss_report.py --write
 # The field table (offline-ir, NevIR and PAWS beside their published numbers) between its markers in docs/findings.md.
 "${PYTHON:-python3}" scripts/field_report.py --write
+# Every verifier side by side (scores with intervals, per category and cell, cost) between its markers in docs/findings.md.
+"${PYTHON:-python3}" scripts/verifier_report.py --write

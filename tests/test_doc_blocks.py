@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts import field_report, nearmiss_report, paper_ab_report
+from scripts import field_report, nearmiss_report, paper_ab_report, verifier_report
 from scripts.doc_blocks import replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +29,7 @@ def block(page: Path, tag: str) -> str:
         ("README.md", "leaderboard"),
         ("docs/validity.md", "nearmiss-report"),
         ("docs/findings.md", "field"),
+        ("docs/findings.md", "verifiers"),
         ("docs/finetuning.md", "paper-ab"),
         ("docs/finetuning.md", "paper-ab:all-mpnet-base-v2"),
     ],
@@ -43,7 +44,7 @@ def test_the_scripts_write_into_the_docs_pages():
     assert field_report.PAGE == ROOT / "docs" / "findings.md"
     assert paper_ab_report.PAGE == ROOT / "docs" / "finetuning.md"
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert not any(f"<!-- {tag}:start -->" in readme for tag in ("nearmiss-report", "field", "paper-ab"))
+    assert not any(f"<!-- {tag}:start -->" in readme for tag in ("nearmiss-report", "field", "paper-ab", "verifiers"))
 
 
 def test_nearmiss_report_block_is_current():
@@ -52,6 +53,11 @@ def test_nearmiss_report_block_is_current():
 
 def test_field_block_is_current():
     assert block(field_report.PAGE, "field") == field_report.table(RESULTS)
+
+
+def test_verifier_block_is_current():
+    assert verifier_report.PAGE == ROOT / "docs" / "findings.md"
+    assert block(verifier_report.PAGE, "verifiers") == verifier_report.report(RESULTS, ROOT / "leaderboard" / "cost")
 
 
 def test_replace_block_replaces_only_its_block(tmp_path):
