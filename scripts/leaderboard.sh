@@ -67,3 +67,5 @@ PY
 "${PYTHON:-python3}" scripts/field_report.py --write
 # Every verifier side by side (scores with intervals, per category and cell, cost) between its markers in docs/findings.md.
 "${PYTHON:-python3}" scripts/verifier_report.py --write
+# What each submission's committed results took to compute, between its markers in README.md.
+"${PYTHON:-python3}" scripts/run_times.py --write

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scripts import field_report, nearmiss_report, paper_ab_report, verifier_report
+from scripts import field_report, nearmiss_report, paper_ab_report, run_times, verifier_report
 from scripts.doc_blocks import replace_block
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,6 +27,7 @@ def block(page: Path, tag: str) -> str:
     ("page", "tag"),
     [
         ("README.md", "leaderboard"),
+        ("README.md", "runtimes"),
         ("docs/validity.md", "nearmiss-report"),
         ("docs/findings.md", "field"),
         ("docs/findings.md", "verifiers"),
@@ -58,6 +59,20 @@ def test_field_block_is_current():
 def test_verifier_block_is_current():
     assert verifier_report.PAGE == ROOT / "docs" / "findings.md"
     assert block(verifier_report.PAGE, "verifiers") == verifier_report.report(RESULTS, ROOT / "leaderboard" / "cost")
+
+
+def test_runtimes_block_is_current():
+    assert run_times.PAGE == ROOT / "README.md"
+    assert block(run_times.PAGE, "runtimes") == run_times.report(RESULTS)
+
+
+def test_runtimes_sum_each_submissions_recorded_seconds_and_mark_cached_suites():
+    rows = run_times.collect(RESULTS)
+    bm25 = rows["bm25"]
+    assert bm25.work.get("texts_indexed", 0) > 0 and not run_times.warm(bm25)  # lexical: nothing to cache
+    frozen = rows["minilm-cnn-frozen"]  # reads the token embeddings minilm-maxsim's run cached
+    assert frozen.encodes and "offline-ir" in run_times.warm(frozen)
+    assert all(t.seconds > 0 for name, t in rows.items() if name.startswith("all-"))
 
 
 def test_replace_block_replaces_only_its_block(tmp_path):
