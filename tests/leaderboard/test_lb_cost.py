@@ -128,17 +128,11 @@ HUB_ONLY = {"gte-moderncolbert", "ms-marco-minilm-ce"}
 
 def test_every_shipped_submission_that_runs_here_has_a_committed_cost_file():
     root = Path(__file__).resolve().parents[2]
-    shipped = {
-        line.split(":", 1)[1].strip()
-        for path in [*root.glob("submissions/*.yaml"), *root.glob("submissions/controls/*.yaml")]
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.startswith("name:")
-    }
+    shipped = Registry().all()  # submissions/ and submissions/controls/
     costs = {p.stem for p in (root / "leaderboard" / "cost").glob("*.json")}
-    assert HUB_ONLY <= shipped
-    assert sorted(shipped - HUB_ONLY - costs) == []
+    assert HUB_ONLY <= set(shipped)
+    assert sorted(set(shipped) - HUB_ONLY - costs) == []
     for name in HUB_ONLY:  # hub ids, not local folders: nothing here can time them
-        text = (root / "submissions" / f"{name}.yaml").read_text(encoding="utf-8")
-        model = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model:"))
+        model = shipped[name].config.model
         assert "/" in model and not model.startswith((".", "/")), (name, model)
         assert not (root / "leaderboard" / "results" / name).exists()
