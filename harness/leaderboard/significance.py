@@ -52,7 +52,7 @@ class Marks:
     n_resamples: int = 0
     alpha: float = ALPHA
     seed: int = SEED
-    units: dict[str, str] = field(default_factory=dict)  # axis -> what its test flips, e.g. "1184 queries", "255 frames"
+    units: dict[str, str] = field(default_factory=dict)  # axis -> what its test flips, e.g. "954 queries", "255 frames"
 
     @property
     def line(self) -> str | None:
