@@ -7,7 +7,7 @@ from the committed results (leaderboard/results), beside the published reference
 
 Run by scripts/leaderboard.sh after the runs, so every number in the table comes from a results
 file that `make leaderboard` rewrites. A dash is a suite (or dataset) the submission has no complete
-result for.
+result for; a dataset column also takes a finished dataset of a suite not finished yet (its mean stays a dash).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness import results_frame  # noqa: E402
+from harness.tables import MEAN  # noqa: E402
 from scripts.doc_blocks import replace_block  # noqa: E402
 
 PAGE = ROOT / "docs" / "findings.md"  # holds the <!-- field:start --> block
@@ -46,7 +47,9 @@ ORDER = ["all-MiniLM-L6-v2", "all-mpnet-base-v2", "bm25", "tfidf", "minilm-stati
 
 def cells(results: Path) -> dict[str, dict[str, float]]:
     df = results_frame(results)
-    df = df[df.complete]
+    # A dataset row is a finished dataset even in a results file a stopped run left incomplete (the
+    # runner writes the file after every dataset); a mean needs the whole suite.
+    df = df[df.complete | (df.dataset != MEAN)]
     out: dict[str, dict[str, float]] = {}
     for header, suite, dataset, metric in COLUMNS:
         part = df[(df.suite == suite) & (df.dataset == dataset) & (df.metric == metric)]

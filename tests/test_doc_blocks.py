@@ -95,3 +95,20 @@ def test_write_option_fills_the_given_page(tmp_path):
     page.write_text("# t\n<!-- field:start -->\n<!-- field:end -->\n")
     subprocess.run([sys.executable, str(ROOT / "scripts" / "field_report.py"), "--write", str(page)], check=True, cwd=tmp_path)
     assert block(page, "field") == field_report.table(RESULTS)
+
+
+def test_field_table_takes_the_finished_datasets_of_an_unfinished_suite(tmp_path):
+    """A stopped run leaves its results file with the datasets it finished (complete: false): the
+    dataset columns show them, the suite's mean stays a dash."""
+    import json
+
+    data = json.loads((RESULTS / "all-MiniLM-L6-v2" / "offline-ir.json").read_text(encoding="utf-8"))
+    del data["datasets"]["nfcorpus"]
+    data["ci95"].pop("nfcorpus", None)
+    data.update(complete=False, main_score=None, main_score_ci95=None, aggregate={})
+    (tmp_path / "all-MiniLM-L6-v2").mkdir()
+    (tmp_path / "all-MiniLM-L6-v2" / "offline-ir.json").write_text(json.dumps(data), encoding="utf-8")
+    row = next(line for line in field_report.table(tmp_path).splitlines() if line.startswith("| all-MiniLM-L6-v2 |"))
+    mean, scifact, nfcorpus = (c.strip() for c in row.split("|")[2:5])
+    assert (mean, nfcorpus) == ("—", "—")
+    assert scifact == f"{data['datasets']['scifact']['ndcg@10']:.5f}"
