@@ -3,6 +3,7 @@ ones made from the committed results are what their scripts print now."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -100,8 +101,6 @@ def test_write_option_fills_the_given_page(tmp_path):
 def test_field_table_takes_the_finished_datasets_of_an_unfinished_suite(tmp_path):
     """A stopped run leaves its results file with the datasets it finished (complete: false): the
     dataset columns show them, the suite's mean stays a dash."""
-    import json
-
     data = json.loads((RESULTS / "all-MiniLM-L6-v2" / "offline-ir.json").read_text(encoding="utf-8"))
     del data["datasets"]["nfcorpus"]
     data["ci95"].pop("nfcorpus", None)
