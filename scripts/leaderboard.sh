@@ -18,6 +18,12 @@ if [[ -d runs/paper-ab/model-a-baseline/seed_13/model && -d runs/paper-ab/model-
 else
   echo "minilm-ft-a, minilm-ft-b: no runs/paper-ab (make paper-ab); their committed results are kept" >&2
 fi
+# mpnet-ft-a / mpnet-ft-b likewise, from runs/paper-ab-all-mpnet-base-v2 (`make paper-ab-mpnet`).
+if [[ -d runs/paper-ab-all-mpnet-base-v2/model-a-baseline/seed_13/model && -d runs/paper-ab-all-mpnet-base-v2/model-b-structured/seed_13/model ]]; then
+  MODELS+=(mpnet-ft-a mpnet-ft-b)
+else
+  echo "mpnet-ft-a, mpnet-ft-b: no runs/paper-ab-all-mpnet-base-v2 (make paper-ab-mpnet); their committed results are kept" >&2
+fi
 # minilm-cross reads its weights from models/minilm-cross/model (made by `make minilm-cross`, not
 # committed); without them its committed results are kept as they are.
 if [[ -f models/minilm-cross/model/model.safetensors ]]; then

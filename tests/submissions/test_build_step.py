@@ -38,8 +38,9 @@ def test_the_build_step_is_not_hashed():
     assert plain.hash == built.hash
     assert "build" not in plain.config.model_dump(mode="json") and built.config.model_dump(mode="json")["build"]["command"] == "make paper-ab"
     subs = Registry().all()
-    for name in ("minilm-ft-a", "minilm-ft-b"):  # their committed results stay current
-        assert subs[name].config.build is not None and subs[name].config.build.command == "make paper-ab"
+    ft = {"minilm-ft-a": "make paper-ab", "minilm-ft-b": "make paper-ab", "mpnet-ft-a": "make paper-ab-mpnet", "mpnet-ft-b": "make paper-ab-mpnet"}
+    for name, command in ft.items():  # their committed results stay current
+        assert subs[name].config.build is not None and subs[name].config.build.command == command
         for path in sorted((DEFAULT_RESULTS_DIR / name).glob("*.json")):
             assert read_results(path).metadata.submission_hash == subs[name].hash, path
 
@@ -107,7 +108,13 @@ def test_every_shipped_submission_loads_or_says_in_one_line_what_makes_it_runnab
                 assert "the hub is offline (HF_HUB_OFFLINE=1) and it is not in the local cache" in line, line
                 outcomes[name] = "hub"
     built = {n: s.config.build.command for n, s in subs.items() if s.config.build is not None}
-    assert built == {"minilm-cross": "make minilm-cross", "minilm-ft-a": "make paper-ab", "minilm-ft-b": "make paper-ab"}
+    assert built == {
+        "minilm-cross": "make minilm-cross",
+        "minilm-ft-a": "make paper-ab",
+        "minilm-ft-b": "make paper-ab",
+        "mpnet-ft-a": "make paper-ab-mpnet",
+        "mpnet-ft-b": "make paper-ab-mpnet",
+    }
     assert all(outcomes[n] in ("runnable", command) for n, command in built.items())
     assert outcomes["all-MiniLM-L6-v2"] == outcomes["bm25"] == outcomes["minilm-cnn"] == "runnable"
 
