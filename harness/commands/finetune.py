@@ -37,6 +37,10 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         seeds: Annotated[str | None, typer.Option("--seeds", help="With --recipe: comma-separated seeds, e.g. 13,14,15.")] = None,
+        arms: Annotated[
+            str,
+            typer.Option("--arms", help="With --recipe paper-ab: which arms to train (a, b or a,b); one per process trains them in parallel."),
+        ] = "a,b",
         data_suite: Annotated[
             str,
             typer.Option("--data-suite", help="With --recipe: near-miss suite whose TRAIN split gives the pairs and structural negatives."),
@@ -97,6 +101,9 @@ def register(app: typer.Typer) -> None:
             if recipe is None and train is None and not structural:
                 raise CBenchError("nothing to train on: give --train and/or --structural (or --recipe paper-ab)", source="--train")
             seed_list = _seeds(seeds) if seeds else [seed]
+            arm_list = _arms(arms)
+            if arm_list != ["a", "b"] and recipe != "paper-ab":
+                raise CBenchError("--arms needs --recipe paper-ab", source="--arms")
             if name is not None and not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,80}$", name):
                 raise CBenchError("use letters, digits, '.', '_' and '-' (at most 80)", source="--name")
 
@@ -150,6 +157,7 @@ def register(app: typer.Typer) -> None:
                 summary = run_paper_ab(
                     base_model, out, settings, seed_list, data_suite=data_suite, train_file=train_data,
                     make_evaluator=make_evaluator, prefix=name, overwrite=overwrite, quiet=quiet, on_done=done, keep_checkpoints=keep_checkpoints,
+                    arms=arm_list,
                 )
                 err_console.print(f"paper-ab: {len(summary['runs'])} runs; summary {out / 'paper-ab.json'}", highlight=False, markup=False)
                 return
@@ -167,6 +175,13 @@ def register(app: typer.Typer) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def _arms(text: str) -> list[str]:
+    out = [s.strip().lower() for s in text.split(",") if s.strip()]
+    if not out or any(a not in ("a", "b") for a in out) or len(set(out)) != len(out):
+        raise CBenchError(f"'{text}' is not a list of arms: give a, b or a,b", source="--arms")
+    return sorted(out)
 
 
 def _seeds(text: str) -> list[int]:

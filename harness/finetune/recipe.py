@@ -62,16 +62,20 @@ def run_paper_ab(
     quiet: bool = False,
     on_done: Any = None,
     keep_checkpoints: bool = False,
+    arms: list[str] | None = None,
 ) -> dict:
-    """Train A and B for every seed into ``out/model-a-baseline/seed_S`` and
-    ``out/model-b-structured/seed_S``; finished runs are kept (resumable as a whole)."""
-    from harness.atomic import atomic_write_text
+    """Train A and B (or only ``arms``) for every seed into ``out/model-a-baseline/seed_S`` and
+    ``out/model-b-structured/seed_S``; finished runs are kept (resumable as a whole). The summary
+    ``out/paper-ab.json`` keeps the runs of other processes (one per arm, in parallel)."""
 
     data_a, data_b = paper_ab_data(data_suite, train_file)
     prefix = prefix or f"ft-{base.submission}"
     summary: dict = {"recipe": "paper-ab", "base": base.provenance(), "seeds": seeds, "steps": settings.steps, "data_suite": data_suite, "runs": {}}
+    arms = arms or ["a", "b"]
     for seed in seeds:
         for arm, data in (("a", data_a), ("b", data_b)):
+            if arm not in arms:
+                continue
             run_dir = out / ARMS[arm] / f"seed_{seed}"
             name = f"{prefix}-{arm}-s{seed}"
             sub = run_dir / f"{name}.yaml"
@@ -98,6 +102,23 @@ def run_paper_ab(
             if on_done:
                 on_done(key, sub, prov)
             base.scorer._model = None  # the next run starts again from the base weights  # noqa: SLF001
-            atomic_write_text(out / "paper-ab.json", json.dumps(summary, indent=2) + "\n")
-    atomic_write_text(out / "paper-ab.json", json.dumps(summary, indent=2) + "\n")
+            _write_summary(out, summary)
+    _write_summary(out, summary)
     return summary
+
+
+def _write_summary(out: Path, summary: dict) -> None:
+    """Write ``out/paper-ab.json`` with this process's runs over those another one wrote there
+    (same recipe settings; an unreadable or foreign file is replaced)."""
+    from harness.atomic import atomic_write_text
+
+    merged = summary
+    path = out / "paper-ab.json"
+    try:
+        old = json.loads(path.read_text())
+        same = all(old.get(k) == summary.get(k) for k in ("recipe", "base", "steps", "data_suite"))
+    except (OSError, ValueError):
+        old, same = {}, False
+    if same:
+        merged = {**summary, "seeds": sorted(set(old.get("seeds", [])) | set(summary["seeds"])), "runs": {**old.get("runs", {}), **summary["runs"]}}
+    atomic_write_text(path, json.dumps(merged, indent=2) + "\n")

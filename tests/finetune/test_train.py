@@ -112,6 +112,25 @@ def test_paper_ab_recipe(tiny_st, nearmiss_suite, tmp_path):
     assert {v["status"] for v in json.loads((out / "paper-ab.json").read_text())["runs"].values()} == {"done before"}
 
 
+def test_paper_ab_arms_train_apart_into_one_summary(tiny_st, nearmiss_suite, tmp_path):
+    """--arms b then --arms a (as two parallel processes would): each trains only its arm, and the
+    summary keeps both."""
+    out = tmp_path / "ab"
+    common = ["finetune", "--recipe", "paper-ab", "--base", tiny_st, "--data-suite", nearmiss_suite, "--seeds", "13", "--steps", 1, "--batch-size", 8]
+    r = cbench(*common, "--max-seq-length", 32, "--out", out, "--name", "tiny", "--arms", "b", "--quiet")
+    assert r.exit_code == 0, r.stderr
+    assert sorted(json.loads((out / "paper-ab.json").read_text())["runs"]) == ["model-b-structured/seed_13"]
+    assert not (out / "model-a-baseline").exists()
+    r = cbench(*common, "--max-seq-length", 32, "--out", out, "--name", "tiny", "--arms", "a", "--quiet")
+    assert r.exit_code == 0, r.stderr
+    runs = json.loads((out / "paper-ab.json").read_text())["runs"]
+    assert sorted(runs) == ["model-a-baseline/seed_13", "model-b-structured/seed_13"]
+    assert runs["model-a-baseline/seed_13"]["status"] == runs["model-b-structured/seed_13"]["status"] == "trained"
+    r = cbench(*common, "--out", tmp_path / "bad", "--arms", "a,c")
+    assert r.exit_code == 2 and "--arms" in r.stderr and "'a,c' is not a list of arms" in r.stderr, r.stderr
+    assert not (tmp_path / "bad").exists()
+
+
 def test_paper_ab_train_override(tiny_st, nearmiss_suite, tmp_path):
     """--train replaces Model A's data (here NQ-style [query, answer] lists, gzipped); Model B adds
     the suite's identity triplets to it."""
