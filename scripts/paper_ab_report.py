@@ -87,7 +87,7 @@ def report(results: Path, base: str = "all-MiniLM-L6-v2", suites: list[str] | No
     lines.append(f"| {base} (backbone) | " + " | ".join(f"{backbone[(base, s)]:.3f}" if (base, s) in backbone else "—" for s in suites) + " |")
     col = {arm: {s: [runs[arm][k][s] for k in seeds if s in runs[arm][k]] for s in suites} for arm in "ab"}
     for arm, label in (("a", "Model A: meaning pairs"), ("b", "Model B: + identity triplets")):
-        lines.append(f"| {label} ({len(seeds)} seeds) | " + " | ".join(mean_sd(col[arm][s]) for s in suites) + " |")
+        lines.append(f"| {label} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}) | " + " | ".join(mean_sd(col[arm][s]) for s in suites) + " |")
     cells = []
     for s in suites:
         a, b = col["a"][s], col["b"][s]
