@@ -43,12 +43,18 @@ def main_scores(results: Path) -> dict[tuple[str, str], float]:
     return {(r.submission, r.suite): float(r.value) for r in main.itertuples()}
 
 
-def mean_sd(xs: list[float]) -> str:
+def partial(n: int, of: int) -> str:
+    """Marks a cell that averages fewer seeds than its row names (a seed not yet run on that suite)."""
+    return f" ({n} of {of} seeds)" if n < of else ""
+
+
+def mean_sd(xs: list[float], of: int | None = None) -> str:
     if not xs:
         return "—"
+    tail = partial(len(xs), of or len(xs))
     if len(xs) == 1:
-        return f"{xs[0]:.3f}"
-    return f"{statistics.mean(xs):.3f} ± {statistics.stdev(xs):.3f}"
+        return f"{xs[0]:.3f}{tail}"
+    return f"{statistics.mean(xs):.3f} ± {statistics.stdev(xs):.3f}{tail}"
 
 
 def seconds_per_step(out: Path, arm: str, seed: int) -> float | None:
@@ -87,18 +93,21 @@ def report(results: Path, base: str = "all-MiniLM-L6-v2", suites: list[str] | No
     lines.append(f"| {base} (backbone) | " + " | ".join(f"{backbone[(base, s)]:.3f}" if (base, s) in backbone else "—" for s in suites) + " |")
     col = {arm: {s: [runs[arm][k][s] for k in seeds if s in runs[arm][k]] for s in suites} for arm in "ab"}
     for arm, label in (("a", "Model A: meaning pairs"), ("b", "Model B: + identity triplets")):
-        lines.append(f"| {label} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}) | " + " | ".join(mean_sd(col[arm][s]) for s in suites) + " |")
+        lines.append(f"| {label} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''}) | " + " | ".join(mean_sd(col[arm][s], len(seeds)) for s in suites) + " |")
     cells = []
     for s in suites:
-        a, b = col["a"][s], col["b"][s]
-        if not a or not b:
+        # B - A pairs each seed's two arms: a seed counts only where both arms ran the suite
+        pairs = [(runs["a"][k][s], runs["b"][k][s]) for k in seeds if s in runs["a"][k] and s in runs["b"][k]]
+        if not pairs:
             cells.append("—")
-        elif s in RETRIEVAL:
-            d = [(y - x) / x * 100 for x, y in zip(a, b, strict=True)]
-            cells.append(f"{statistics.mean(d):+.1f}%" + (f" ± {statistics.stdev(d):.1f}" if len(d) > 1 else ""))
+            continue
+        if s in RETRIEVAL:
+            d = [(y - x) / x * 100 for x, y in pairs]
+            cell = f"{statistics.mean(d):+.1f}%" + (f" ± {statistics.stdev(d):.1f}" if len(d) > 1 else "")
         else:
-            d = [y - x for x, y in zip(a, b, strict=True)]
-            cells.append(f"{statistics.mean(d):+.3f}" + (f" ± {statistics.stdev(d):.3f}" if len(d) > 1 else ""))
+            d = [y - x for x, y in pairs]
+            cell = f"{statistics.mean(d):+.3f}" + (f" ± {statistics.stdev(d):.3f}" if len(d) > 1 else "")
+        cells.append(cell + partial(len(pairs), len(seeds)))
     lines.append("| **B − A** (retrieval relative, near-miss absolute) | " + " | ".join(f"**{c}**" for c in cells) + " |")
     lines += ["", "| run | " + " | ".join(f"`{s}`" for s in suites) + " | s/step |", "|---|" + "---:|" * (len(suites) + 1)]
     out = results.parent
