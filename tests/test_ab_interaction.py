@@ -1,0 +1,48 @@
+"""scripts/ab_interaction.py: (B1 - A1) - (B2 - A2) from per-item scores, on BM25 variants scored
+here on the tiny retrieval suite (no model)."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from cbench_testutil import write_lexical, write_tiny_suites
+from harness.cli import app
+from harness.compare import compare
+from harness.errors import CBenchError
+from scripts.ab_interaction import interaction
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory):
+    root = tmp_path_factory.mktemp("interaction")
+    suites = write_tiny_suites(root / "data")
+    res = root / "res"
+    variants = {"flat": {"b": 0.0}, "k-low": {"k1": 0.3}, "k-high": {"k1": 3.0}}
+    models = ["bm25", *(str(write_lexical(root / "subs", name, **fields)) for name, fields in variants.items())]
+    for model in models:
+        r = CliRunner().invoke(app, ["run", "--model", model, "--suite", str(suites["tiny-ir"]), "--results-dir", str(res), "-q"], catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+    return res
+
+
+def test_the_difference_of_differences_is_that_of_the_results_files_and_of_cbench_compare(scored):
+    r = interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir")
+    one = compare(scored, "flat", "bm25", "tiny-ir").suite_row
+    two = compare(scored, "k-high", "k-low", "tiny-ir").suite_row
+    assert r["first"] == pytest.approx(one.difference) and r["second"] == pytest.approx(two.difference)
+    assert r["difference"] == pytest.approx(one.difference - two.difference)
+    assert r["difference"] != 0  # the variants rank differently, or the test shows nothing
+    lo, hi = r["ci95"]
+    assert lo <= r["difference"] <= hi
+    # the same pair twice: no difference, and the test finds none
+    same = interaction(scored, "flat", "bm25", "flat", "bm25", "tiny-ir")
+    assert same["difference"] == 0 and same["p"] == 1.0
+    # swapping the pairs flips the sign and keeps the p-value
+    swapped = interaction(scored, "k-high", "k-low", "flat", "bm25", "tiny-ir")
+    assert swapped["difference"] == pytest.approx(-r["difference"]) and swapped["p"] == pytest.approx(r["p"])
+
+
+def test_a_missing_results_file_is_a_one_line_error(scored):
+    with pytest.raises(CBenchError, match="no results file"):
+        interaction(scored, "flat", "bm25", "k-high", "nobody", "tiny-ir")
