@@ -8,7 +8,9 @@ retrieve or score, metrics), the torch thread count and what it computed (``meta
 texts encoded, texts indexed, pairs scored; cached work is not counted). This sums them per
 submission over the suites that ``make leaderboard`` runs. A suite that computed nothing new read
 its embeddings or scores from the cache another run had filled (a verifier over its first stage's
-encodings, a rerun); those rows are marked, and their cold time is higher than the one shown.
+encodings, a rerun), and so did one that computed less on a dataset than another submission of the
+same kind computed there (its passages encoded ahead by a separate prefill run, say); those suites
+are marked, and their cold time is higher than the one shown.
 Run by scripts/leaderboard.sh after the runs.
 """
 
@@ -38,6 +40,8 @@ class Times:
     seconds: float = 0.0
     suites: list[str] = field(default_factory=list)
     idle: list[str] = field(default_factory=list)  # suites that encoded or scored nothing new
+    kind: str = ""
+    done: dict[tuple[str, str], int] = field(default_factory=dict)  # (suite, dataset) -> texts / pairs computed
     encodes: bool = False  # the kind encodes texts (else a lexical or surface scorer: nothing to cache)
     threads: set[int] = field(default_factory=set)
     work: dict[str, int] = field(default_factory=dict)
@@ -55,17 +59,28 @@ def collect(results: Path) -> dict[str, Times]:
             t.seconds += sum(sum(stages.values()) for stages in meta.timings.values())
             t.suites.append(suite)
             done = 0
-            for per_dataset in (meta.counters).values():
+            t.kind = str(meta.submission_config.get("kind", ""))
+            for dataset, per_dataset in (meta.counters).items():
                 for key, n in per_dataset.items():
                     if key in WORK:
                         t.work[key] = t.work.get(key, 0) + int(n)
                         done += int(n)
+                        t.done[(suite, dataset)] = t.done.get((suite, dataset), 0) + int(n)
             if done == 0:
                 t.idle.append(suite)
             t.encodes = t.encodes or done > 0 or meta.submission_config.get("kind") in ENCODING_KINDS
             t.threads.add(meta.torch_threads)
         if t.suites:
             out[folder.name] = t
+    # a dataset where another submission of the same kind computed more: part of it came from a cache
+    most: dict[tuple[str, str, str], int] = {}
+    for t in out.values():
+        for (suite, dataset), n in t.done.items():
+            most[(t.kind, suite, dataset)] = max(n, most.get((t.kind, suite, dataset), 0))
+    for t in out.values():
+        for (suite, dataset), n in t.done.items():
+            if t.encodes and n < most[(t.kind, suite, dataset)] and suite not in t.idle:
+                t.idle.append(suite)
     return out
 
 
@@ -84,8 +99,9 @@ def report(results: Path) -> str:
     lines = [
         f"Recorded wall time of the committed results, summed per submission over the suites `make leaderboard` runs: "
         f"{total / 3600:.1f} h for {len(rows)} submissions on this 2-core CPU machine (one or two torch threads, "
-        "often beside a second job). Cold it is longer: a suite marked † read embeddings or scores another run had "
-        "cached (a verifier over its first stage, a fine-tuned model's rerun), and a suite not listed has no "
+        "often beside a second job). Cold it is longer: a suite marked † read some or all of its embeddings or scores "
+        "from another run's cache (a verifier over its first stage, a fine-tuned model's rerun, passages encoded "
+        "ahead by a prefill run), and a suite not listed has no "
         "committed result yet. From `python scripts/run_times.py` (each results file's `metadata.timings`).",
         "",
         "| submission | minutes | suites († = used another run's cache) | computed | torch threads |",

@@ -4,6 +4,7 @@ ones made from the committed results are what their scripts print now."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -74,6 +75,18 @@ def test_runtimes_sum_each_submissions_recorded_seconds_and_mark_cached_suites()
     frozen = rows["minilm-cnn-frozen"]  # reads the token embeddings minilm-maxsim's run cached
     assert frozen.encodes and "offline-ir" in run_times.warm(frozen)
     assert all(t.seconds > 0 for name, t in rows.items() if name.startswith("all-"))
+
+
+def test_runtimes_mark_a_suite_whose_passages_another_run_encoded(tmp_path):
+    # mpnet-ft-b encoded offline-ir's queries itself, its passages in a separate prefill run: the
+    # suite computed something, but less than another encoder did on SciFact, so it is marked
+    for name in ("mpnet-ft-b", "all-MiniLM-L6-v2"):
+        (tmp_path / name).mkdir()
+        shutil.copy(RESULTS / name / "offline-ir.json", tmp_path / name / "offline-ir.json")
+    rows = run_times.collect(tmp_path)
+    assert rows["mpnet-ft-b"].done[("offline-ir", "scifact")] < rows["all-MiniLM-L6-v2"].done[("offline-ir", "scifact")]
+    assert "offline-ir" in run_times.warm(rows["mpnet-ft-b"])
+    assert "offline-ir" not in run_times.warm(rows["all-MiniLM-L6-v2"])  # the cold run it is measured against
 
 
 def test_replace_block_replaces_only_its_block(tmp_path):
