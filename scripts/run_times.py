@@ -39,7 +39,7 @@ WORK = {"texts_encoded": "texts encoded", "texts_indexed": "texts indexed", "pai
 class Times:
     seconds: float = 0.0
     suites: list[str] = field(default_factory=list)
-    idle: list[str] = field(default_factory=list)  # suites that encoded or scored nothing new
+    idle: list[str] = field(default_factory=list)  # suites that read all or part of their work from a cache
     kind: str = ""
     done: dict[tuple[str, str], int] = field(default_factory=dict)  # (suite, dataset) -> texts / pairs computed
     encodes: bool = False  # the kind encodes texts (else a lexical or surface scorer: nothing to cache)
@@ -68,7 +68,7 @@ def collect(results: Path) -> dict[str, Times]:
                         t.done[(suite, dataset)] = t.done.get((suite, dataset), 0) + int(n)
             if done == 0:
                 t.idle.append(suite)
-            t.encodes = t.encodes or done > 0 or meta.submission_config.get("kind") in ENCODING_KINDS
+            t.encodes = t.encodes or done > 0 or t.kind in ENCODING_KINDS
             t.threads.add(meta.torch_threads)
         if t.suites:
             out[folder.name] = t
