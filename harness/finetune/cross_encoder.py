@@ -208,7 +208,7 @@ def train_cross_encoder(
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from harness.finetune.train import _callbacks, _check_or_write_run, prepare_out, step_provenance, train_resumable, trainer_arguments, write_curves
+    from harness.finetune.train import _callbacks, prepare_out, step_provenance, train_resumable, trainer_arguments, write_curves
 
     if getattr(base.scorer.config, "weights_delta", None):
         raise CBenchError(f"'{base.submission}' applies a weights_delta; a cross-encoder starts from a plain model folder", source="--base")
@@ -216,11 +216,10 @@ def train_cross_encoder(
     steps = total_steps(settings, len(data.pairs))
     if steps < 1:
         raise CBenchError("no optimizer step to take", source="--steps")
-    sub_path, ckpt_dir, last = prepare_out(out, name, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
     identity = {**settings.identity(), "steps": steps}
     run = {"recipe": RECIPE, "base": base.provenance(), "settings": identity, "data": data.provenance(), "name": name}
-    _check_or_write_run(out, run, resuming=last is not None)
+    plan = prepare_out(out, name, overwrite, run)
+    out, ckpt_dir, last = plan.work, plan.ckpt_dir, plan.last
 
     transformers.set_seed(settings.seed)  # the new classification head's initial weights
     cuda = settings.device.startswith("cuda")
@@ -267,9 +266,10 @@ def train_cross_encoder(
         "weights": "last step",
         "curves": {"json": "curves.json", "png": "curves.png"},
     }
-    write_submission(sub_path, name=name, base=base, first_stage=first_stage, rerank_depth=rerank_depth, settings=settings, provenance=prov, model=model)
+    write_submission(plan.sub_path, name=name, base=base, first_stage=first_stage, rerank_depth=rerank_depth, settings=settings, provenance=prov, model=model)
     if not keep_checkpoints:  # the run is complete: model/ holds its weights; optimizer states are large
         shutil.rmtree(ckpt_dir, ignore_errors=True)
+    plan.finish()
     return prov
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
@@ -216,18 +217,68 @@ def last_complete_checkpoint(ckpt_dir: Path) -> str | None:
     return None
 
 
-def prepare_out(out: Path, name: str, overwrite: bool) -> tuple[Path, Path, str | None]:
-    """Clear ``out`` when overwriting, refuse a finished run, and find the checkpoint to resume
-    from. Returns (submission path, checkpoint folder, last complete checkpoint or None)."""
+REBUILD_DIR = "rebuild"  # where a rebuild of committed-provenance weights writes its own record
+
+
+@dataclass
+class OutPlan:
+    """Where a training run writes. ``work`` is ``out``, except when ``out`` holds the committed
+    provenance of a finished run (its YAML and run file) but not the weights, which are not
+    committed: the run then trains again in ``out/rebuild`` (its own YAML, curves and run file;
+    the committed ones are left as they are) and moves the weights to ``out/model``."""
+
+    out: Path
+    work: Path
+    sub_path: Path  # the YAML this run writes
+    ckpt_dir: Path
+    last: str | None  # the checkpoint to resume from
+
+    @property
+    def rebuild(self) -> bool:
+        return self.work != self.out
+
+    def finish(self) -> None:
+        """Put a rebuild's weights where the committed YAML reads them."""
+        if self.rebuild:
+            os.replace(self.work / "model", self.out / "model")
+            log.warning("rebuilt %s from the provenance in %s; this run's own record is in %s", self.out / "model", self.out, self.work)
+
+
+def _check_same_run(path: Path, run: dict) -> None:
+    """A rebuild must be the committed run: same base weights, settings and data."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise CBenchError(f"cannot read the committed run record: {e}", source=path) from None
+    for key, value in run.items():
+        if old.get(key) != value:
+            raise CBenchError(
+                f"the weights are missing and the committed run had other {key}, so training again would not rebuild them; "
+                "use --overwrite to train a new model",
+                source=path,
+                field=key,
+            )
+
+
+def prepare_out(out: Path, name: str, overwrite: bool, run: dict) -> OutPlan:
+    """Clear ``out`` when overwriting, refuse a finished run, plan a rebuild of missing weights,
+    find the checkpoint to resume from and write (or check) the run record."""
     sub_path = out / f"{name}.yaml"
     if overwrite and out.exists():
-        for p in ("checkpoints", "model", RUN_FILE, CURVES_JSON, CURVES_PNG, sub_path.name):
+        for p in ("checkpoints", "model", REBUILD_DIR, RUN_FILE, CURVES_JSON, CURVES_PNG, sub_path.name):
             target = out / p
             shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
+    work = out
     if sub_path.exists():
-        raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
-    ckpt_dir = out / "checkpoints"
-    return sub_path, ckpt_dir, last_complete_checkpoint(ckpt_dir)
+        if (out / "model").exists() or not (out / RUN_FILE).is_file():
+            raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
+        _check_same_run(out / RUN_FILE, run)
+        work = out / REBUILD_DIR
+    ckpt_dir = work / "checkpoints"
+    last = last_complete_checkpoint(ckpt_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    _check_or_write_run(work, run, resuming=last is not None)
+    return OutPlan(out=out, work=work, sub_path=work / sub_path.name, ckpt_dir=ckpt_dir, last=last)
 
 
 def trainer_arguments(
@@ -321,11 +372,9 @@ def finetune(
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
     from sentence_transformers.losses import MultipleNegativesRankingLoss
 
-    out = Path(out)
-    sub_path, ckpt_dir, last = prepare_out(out, name, overwrite)
-    out.mkdir(parents=True, exist_ok=True)
     run = {"base": base.provenance(), "settings": settings.identity(), "data": [d.provenance() for d in data], "name": name}
-    _check_or_write_run(out, run, resuming=last is not None)
+    plan = prepare_out(Path(out), name, overwrite, run)
+    out, ckpt_dir, last = plan.work, plan.ckpt_dir, plan.last
 
     transformers.set_seed(settings.seed)
     model = base.scorer.model
@@ -378,9 +427,10 @@ def finetune(
         "curves": {"json": CURVES_JSON, "png": CURVES_PNG},
         **(extra_provenance or {}),
     }
-    write_submission(sub_path, name=name, base=base, settings=settings, provenance=prov, model=model)
+    write_submission(plan.sub_path, name=name, base=base, settings=settings, provenance=prov, model=model)
     if not keep_checkpoints:  # the run is complete: model/ holds its weights; optimizer states are large
         shutil.rmtree(ckpt_dir, ignore_errors=True)
+    plan.finish()
     return prov
 
 

@@ -120,6 +120,33 @@ def test_cli_trains_and_the_scorer_runs_it(base_dir, nearmiss_suite, tmp_path, m
     one_line_error(cbench(*_args(base_dir, nearmiss_suite, out)), "--overwrite")
 
 
+def test_rebuilds_missing_weights_without_touching_the_committed_record(base_dir, nearmiss_suite, tmp_path):
+    """A checkout holds the run's YAML, run file and curves but not the weights (models/minilm-cross):
+    the same command trains again in out/rebuild, moves the weights to out/model and leaves the
+    committed files byte for byte; a committed record of other settings is refused, nothing written."""
+    from harness.model_refs import folder_fingerprint
+
+    out = tmp_path / "ce"
+    assert cbench(*_args(base_dir, nearmiss_suite, out)).exit_code == 0
+    first = folder_fingerprint(out / "model")
+    committed = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    assert {"ce-tiny.yaml", "finetune-run.json", "curves.json"} <= set(committed)
+    shutil.rmtree(out / "model")  # as git leaves it: model/ is ignored
+    r = cbench(*_args(base_dir, nearmiss_suite, out))
+    assert r.exit_code == 0, r.stderr
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == committed
+    assert (out / "model" / "config.json").is_file() and not (out / "rebuild" / "model").exists()
+    assert yaml.safe_load((out / "rebuild" / "ce-tiny.yaml").read_text())["provenance"]["final_step"] == 6
+    assert folder_fingerprint(out / "model") == first  # seeded CPU training rebuilds the same weights
+    # now finished: not retrained
+    one_line_error(cbench(*_args(base_dir, nearmiss_suite, out)), "--overwrite")
+    # other settings than the committed run: refused, naming the file and field
+    shutil.rmtree(out / "model")
+    shutil.rmtree(out / "rebuild")
+    line = one_line_error(cbench(*_args(base_dir, nearmiss_suite, out, "--lr", "1e-4")), "finetune-run.json", "settings", "--overwrite")
+    assert "Traceback" not in line and not (out / "model").exists() and not (out / "rebuild").exists()
+
+
 DRIVER = """
 import sys, time
 import transformers
