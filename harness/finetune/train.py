@@ -190,14 +190,20 @@ def _check_or_write_run(out: Path, run: dict, resuming: bool) -> None:
 
     path = out / RUN_FILE
     if resuming and path.is_file():
-        old = json.loads(path.read_text())
-        for key in ("settings", "data", "base"):
-            if old.get(key) != run[key]:
-                raise CBenchError(
-                    f"{out} holds checkpoints of a run with other {key}; use another --out or --overwrite", source=path, field=key
-                )
+        key = _other_key(path, run, ("settings", "data", "base"))
+        if key:
+            raise CBenchError(f"{out} holds checkpoints of a run with other {key}; use another --out or --overwrite", source=path, field=key)
         return
     atomic_write_text(path, json.dumps(run, indent=2) + "\n")
+
+
+def _other_key(path: Path, run: dict, keys) -> str | None:
+    """The first of ``keys`` on which the run record at ``path`` differs from ``run``."""
+    try:
+        old = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise CBenchError(f"cannot read the run record: {e}", source=path) from None
+    return next((k for k in keys if old.get(k) != run[k]), None)
 
 
 def last_complete_checkpoint(ckpt_dir: Path) -> str | None:
@@ -244,22 +250,6 @@ class OutPlan:
             log.warning("rebuilt %s from the provenance in %s; this run's own record is in %s", self.out / "model", self.out, self.work)
 
 
-def _check_same_run(path: Path, run: dict) -> None:
-    """A rebuild must be the committed run: same base weights, settings and data."""
-    try:
-        old = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise CBenchError(f"cannot read the committed run record: {e}", source=path) from None
-    for key, value in run.items():
-        if old.get(key) != value:
-            raise CBenchError(
-                f"the weights are missing and the committed run had other {key}, so training again would not rebuild them; "
-                "use --overwrite to train a new model",
-                source=path,
-                field=key,
-            )
-
-
 def prepare_out(out: Path, name: str, overwrite: bool, run: dict) -> OutPlan:
     """Clear ``out`` when overwriting, refuse a finished run, plan a rebuild of missing weights,
     find the checkpoint to resume from and write (or check) the run record."""
@@ -272,7 +262,14 @@ def prepare_out(out: Path, name: str, overwrite: bool, run: dict) -> OutPlan:
     if sub_path.exists():
         if (out / "model").exists() or not (out / RUN_FILE).is_file():
             raise CBenchError(f"already trained ({sub_path} exists); use --overwrite to train again", source="--out")
-        _check_same_run(out / RUN_FILE, run)
+        key = _other_key(out / RUN_FILE, run, run)  # a rebuild must be the committed run: same base weights, settings, data
+        if key:
+            raise CBenchError(
+                f"the weights are missing and the committed run had other {key}, so training again would not rebuild them; "
+                "use --overwrite to train a new model",
+                source=out / RUN_FILE,
+                field=key,
+            )
         work = out / REBUILD_DIR
     ckpt_dir = work / "checkpoints"
     last = last_complete_checkpoint(ckpt_dir)
