@@ -7,7 +7,8 @@ item, the first pair's difference minus the second pair's, with the 95% interval
 p-value of `cbench compare` (the bootstrap and the sign-flip test, within each dataset, over the
 suite's resampling units). The four submissions must have scored the same items. Positive: the
 first pair's B loses less (or gains more) than the second's. "The cost grows with backbone size"
-predicts a negative value when the first pair is the larger backbone.
+predicts a negative value when the first pair is the larger backbone. `--second-results-dir` reads
+the second pair from another folder (two experiments' runs of the same name, ft-b-s14).
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ from harness.stats.paired import at_floor, permutation_floor, permutation_p  # n
 from harness.stats.units import count_units  # noqa: E402
 
 
-def interaction(results: Path, b1: str, a1: str, b2: str, a2: str, suite: str) -> dict:
-    loaded = {s: load_scored(results, s, suite) for s in (b1, a1, b2, a2)}
+def interaction(results: Path, b1: str, a1: str, b2: str, a2: str, suite: str, second_results: Path | None = None) -> dict:
+    """``second_results``: the folder of the second pair's results (default ``results``), so that two
+    experiments' runs of the same names (ft-b-s14 on two backbones) can be set against each other."""
+    loaded = {s: load_scored(results, s, suite) for s in (b1, a1)}
+    loaded |= {s: load_scored(second_results or results, s, suite) for s in (b2, a2)}
     metric = loaded[b1][0].main_metric
     if {r.main_metric for r, _ in loaded.values()} != {metric}:
         raise CBenchError("the four results have different main metrics", source="ab_interaction", field=f"suite {suite}")
@@ -75,9 +79,10 @@ def main() -> None:
     ap.add_argument("a2")
     ap.add_argument("--suite", required=True)
     ap.add_argument("--results-dir", type=Path, default=ROOT / "leaderboard" / "results")
+    ap.add_argument("--second-results-dir", type=Path, default=None, help="the second pair's results folder (default: --results-dir)")
     args = ap.parse_args()
     try:
-        r = interaction(args.results_dir, args.b1, args.a1, args.b2, args.a2, args.suite)
+        r = interaction(args.results_dir, args.b1, args.a1, args.b2, args.a2, args.suite, args.second_results_dir)
     except CBenchError as e:
         print(f"ab_interaction: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -3,6 +3,8 @@ here on the tiny retrieval suite (no model)."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 from typer.testing import CliRunner
 
@@ -46,3 +48,15 @@ def test_the_difference_of_differences_is_that_of_the_results_files_and_of_cbenc
 def test_a_missing_results_file_is_a_one_line_error(scored):
     with pytest.raises(CBenchError, match="no results file"):
         interaction(scored, "flat", "bm25", "k-high", "nobody", "tiny-ir")
+
+
+def test_the_second_pair_can_come_from_another_results_folder(scored, tmp_path):
+    other = tmp_path / "other"
+    for name in ("k-high", "k-low"):
+        shutil.copytree(scored / name, other / name)
+    same = interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir")
+    apart = interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)
+    assert apart["difference"] == same["difference"] and apart["p"] == same["p"]
+    shutil.rmtree(other / "k-low")
+    with pytest.raises(CBenchError, match="no results file"):  # read from the second folder, not the first
+        interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)
