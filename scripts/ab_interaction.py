@@ -34,6 +34,8 @@ def interaction(results: Path, b1: str, a1: str, b2: str, a2: str, suite: str, s
     experiments' runs of the same names (ft-b-s14 on two backbones) can be set against each other."""
     loaded = {s: load_scored(results, s, suite) for s in (b1, a1)}
     loaded |= {s: load_scored(second_results or results, s, suite) for s in (b2, a2)}
+    if unfinished := [s for s, (r, _) in loaded.items() if not r.complete]:
+        raise CBenchError(f"{unfinished[0]}'s results are incomplete (not every dataset has run)", source="ab_interaction", field=f"suite {suite}")
     metric = loaded[b1][0].main_metric
     if {r.main_metric for r, _ in loaded.values()} != {metric}:
         raise CBenchError("the four results have different main metrics", source="ab_interaction", field=f"suite {suite}")

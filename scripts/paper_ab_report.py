@@ -38,8 +38,10 @@ PAPER = (
 
 
 def main_scores(results: Path) -> dict[tuple[str, str], float]:
+    """Main score per (submission, suite), complete results only: a run still in progress (or
+    killed) has a results file whose mean covers only its finished datasets, and counts as not run."""
     df = results_frame(results)
-    main = df[df.is_main & (df.dataset == "(mean)")]
+    main = df[df.is_main & (df.dataset == "(mean)") & df.complete]
     return {(r.submission, r.suite): float(r.value) for r in main.itertuples()}
 
 

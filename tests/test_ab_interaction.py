@@ -3,6 +3,7 @@ here on the tiny retrieval suite (no model)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -59,4 +60,16 @@ def test_the_second_pair_can_come_from_another_results_folder(scored, tmp_path):
     assert apart["difference"] == same["difference"] and apart["p"] == same["p"]
     shutil.rmtree(other / "k-low")
     with pytest.raises(CBenchError, match="no results file"):  # read from the second folder, not the first
+        interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)
+
+
+def test_an_incomplete_result_is_a_one_line_error_not_a_partial_mean(scored, tmp_path):
+    other = tmp_path / "other"
+    for name in ("k-high", "k-low"):
+        shutil.copytree(scored / name, other / name)
+    path = other / "k-low" / "tiny-ir.json"
+    data = json.loads(path.read_text())
+    data["complete"], data["main_score"] = False, None  # as a run killed before its last dataset leaves it
+    path.write_text(json.dumps(data))
+    with pytest.raises(CBenchError, match="k-low's results are incomplete"):
         interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)

@@ -39,3 +39,22 @@ def test_a_seed_missing_a_suite_is_left_out_of_that_columns_mean_and_difference(
     diff = next(line for key, line in rows.items() if key.startswith("B − A"))
     assert diff.endswith(f"| **{b13 - a13:+.3f} (1 of 2 seeds)** |")
     assert "| A, seed 14 |" in text and text.split("| A, seed 14 |")[1].split("\n")[0].split(" | ")[1] == "—"
+
+
+def test_an_incomplete_result_counts_as_not_run(tmp_path):
+    # a run in progress writes its results file after each dataset; its mean covers only those
+    results = tmp_path / "results"
+    for run, source in (("ft-a-s13", "minilm-ft-a"), ("ft-b-s13", "minilm-ft-b"), ("ft-a-s14", "minilm-ft-a"), ("ft-b-s14", "minilm-ft-b")):
+        put(results, source, run, "classic-ir", shift=0.01 if run.endswith("14") else 0.0)
+        put(results, source, run, "nearmiss")
+    path = results / "ft-a-s14" / "classic-ir.json"
+    data = json.loads(path.read_text())
+    data["complete"], data["main_score"] = False, None
+    data["datasets"] = dict(list(data["datasets"].items())[:1])
+    path.write_text(json.dumps(data))
+
+    text = paper_ab_report.report(results, suites=["classic-ir", "nearmiss"])
+    rows = {line.split(" | ")[0].strip("| *"): line for line in text.splitlines() if line.startswith("|")}
+    a13 = json.loads((RESULTS / "minilm-ft-a" / "classic-ir.json").read_text())["main_score"]
+    assert f" | {a13:.3f} (1 of 2 seeds) | " in rows["Model A: meaning pairs (2 seeds)"]
+    assert rows["A, seed 14"].split(" | ")[1] == "—"
