@@ -32,39 +32,41 @@ from harness.stats.units import count_units  # noqa: E402
 def interaction(results: Path, b1: str, a1: str, b2: str, a2: str, suite: str, second_results: Path | None = None) -> dict:
     """``second_results``: the folder of the second pair's results (default ``results``), so that two
     experiments' runs of the same names (ft-b-s14 on two backbones) can be set against each other."""
-    loaded = {s: load_scored(results, s, suite) for s in (b1, a1)}
-    loaded |= {s: load_scored(second_results or results, s, suite) for s in (b2, a2)}
-    if unfinished := [s for s, (r, _) in loaded.items() if not r.complete]:
+    # keyed by role, not by name: with second_results the two pairs may share their names
+    names = {"b1": b1, "a1": a1, "b2": b2, "a2": a2}
+    folders = {"b1": results, "a1": results, "b2": second_results or results, "a2": second_results or results}
+    loaded = {role: load_scored(folders[role], name, suite) for role, name in names.items()}
+    if unfinished := [names[role] for role, (r, _) in loaded.items() if not r.complete]:
         raise CBenchError(f"{unfinished[0]}'s results are incomplete (not every dataset has run)", source="ab_interaction", field=f"suite {suite}")
-    metric = loaded[b1][0].main_metric
+    metric = loaded["b1"][0].main_metric
     if {r.main_metric for r, _ in loaded.values()} != {metric}:
         raise CBenchError("the four results have different main metrics", source="ab_interaction", field=f"suite {suite}")
-    datasets = list(loaded[b1][0].datasets)
+    datasets = list(loaded["b1"][0].datasets)
     if any(list(r.datasets) != datasets for r, _ in loaded.values()):
         raise CBenchError("the four results cover different datasets", source="ab_interaction", field=f"suite {suite}")
     diffs, units, rows = [], [], []
     for ds in datasets:
-        vb1, va1, u1 = _paired(b1, a1, ds, loaded[b1][1].get(ds, []), loaded[a1][1].get(ds, []), metric)
-        ids = [it.id for it in loaded[b1][1][ds]]
-        by = {s: {it.id: it for it in loaded[s][1].get(ds, [])} for s in (b2, a2)}
-        if any(set(ids) != set(by[s]) for s in (b2, a2)):
+        vb1, va1, u1 = _paired(b1, a1, ds, loaded["b1"][1].get(ds, []), loaded["a1"][1].get(ds, []), metric)
+        ids = [it.id for it in loaded["b1"][1][ds]]
+        by = {role: {it.id: it for it in loaded[role][1].get(ds, [])} for role in ("b2", "a2")}
+        if any(set(ids) != set(by[role]) for role in ("b2", "a2")):
             raise CBenchError(f"{b1}, {b2} and {a2} were scored on different items", source="ab_interaction", field=f"dataset {ds}")
-        vb2, va2, _ = _paired(b2, a2, ds, [by[b2][i] for i in ids], [by[a2][i] for i in ids], metric)
+        vb2, va2, _ = _paired(b2, a2, ds, [by["b2"][i] for i in ids], [by["a2"][i] for i in ids], metric)
         d = (vb1 - va1) - (vb2 - va2)
         diffs.append(d)
         units.append(u1)
         rows.append((ds, float(np.mean(vb1 - va1)), float(np.mean(vb2 - va2)), float(np.mean(d))))
     n_units = sum(count_units(u, len(d)) for u, d in zip(units, diffs, strict=True))
     p, floor = permutation_p(diffs, units=units), permutation_floor(n_units)
-    first = loaded[b1][0].main_score - loaded[a1][0].main_score
-    second = loaded[b2][0].main_score - loaded[a2][0].main_score
+    main = {role: r.main_score for role, (r, _) in loaded.items()}
+    first, second = main["b1"] - main["a1"], main["b2"] - main["a2"]
     return {
         "metric": metric,
         "datasets": rows,
         "first": first,
         "second": second,
-        "first_relative": first / loaded[a1][0].main_score,
-        "second_relative": second / loaded[a2][0].main_score,
+        "first_relative": first / main["a1"],
+        "second_relative": second / main["a2"],
         "difference": first - second,
         "ci95": mean_ci(diffs, units=units),
         "p": p,

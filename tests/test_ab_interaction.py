@@ -58,6 +58,16 @@ def test_the_second_pair_can_come_from_another_results_folder(scored, tmp_path):
     same = interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir")
     apart = interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)
     assert apart["difference"] == same["difference"] and apart["p"] == same["p"]
+    # another experiment's runs under the first pair's names (each backbone's ft-b-s14, ft-a-s14)
+    twin = tmp_path / "twin"
+    suites = write_tiny_suites(tmp_path / "data")
+    for name, fields in (("flat", {"k1": 3.0}), ("bm25", {"k1": 0.3})):  # k-high's and k-low's settings
+        sub = write_lexical(tmp_path / "subs", name, **fields)
+        r = CliRunner().invoke(app, ["run", "--model", str(sub), "--suite", str(suites["tiny-ir"]), "--results-dir", str(twin), "-q"], catch_exceptions=False)
+        assert r.exit_code == 0, r.output
+    named_alike = interaction(scored, "flat", "bm25", "flat", "bm25", "tiny-ir", second_results=twin)
+    assert named_alike["difference"] == pytest.approx(same["difference"]) and named_alike["difference"] != 0
+    assert named_alike["p"] == pytest.approx(same["p"])
     shutil.rmtree(other / "k-low")
     with pytest.raises(CBenchError, match="no results file"):  # read from the second folder, not the first
         interaction(scored, "flat", "bm25", "k-high", "k-low", "tiny-ir", second_results=other)
