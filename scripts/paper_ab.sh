@@ -7,7 +7,7 @@
 #      A: meaning-preserving pairs of the nearmiss (v2) train split; B: the same pairs plus identity
 #      triplets (anchor, anchor, neg_close|neg_far) from that split. Last-step weights.
 #   2. Each model evaluated like the backbone submission (its max_seq_length) on SUITES (default
-#      classic-ir, nearmiss, nearmiss-hand and sugarcrepe-pp), into OUT/results.
+#      offline-ir, classic-ir, nearmiss, nearmiss-hand, sugarcrepe-pp, nevir and paws), into OUT/results.
 #   3. scripts/paper_ab_report.py --base BASE: mean ± sd over seeds, B - A.
 # OUT: runs/paper-ab for all-MiniLM-L6-v2, runs/paper-ab-<BASE> otherwise. Seed 13's two MiniLM
 # models are also the leaderboard submissions minilm-ft-a and minilm-ft-b, which read them from
@@ -19,7 +19,7 @@ PYTHON=${PYTHON:-python3}
 BASE=${BASE:-all-MiniLM-L6-v2}
 if [[ $BASE == all-MiniLM-L6-v2 ]]; then OUT=${OUT:-runs/paper-ab}; else OUT=${OUT:-runs/paper-ab-$BASE}; fi
 read -r -a SEEDS <<< "${SEEDS:-13 14 15}"
-read -r -a SUITES <<< "${SUITES:-classic-ir nearmiss nearmiss-hand sugarcrepe-pp}"
+read -r -a SUITES <<< "${SUITES:-offline-ir classic-ir nearmiss nearmiss-hand sugarcrepe-pp nevir paws}"
 # evaluated with the backbone submission's own max_seq_length (MiniLM 256, mpnet 384)
 EVAL_LEN=$(sed -n 's/^max_seq_length: *\([0-9]*\).*/\1/p' "submissions/$BASE.yaml")
 SUITE_ARGS=(); for s in "${SUITES[@]}"; do SUITE_ARGS+=(--suite "$s"); done

@@ -28,7 +28,7 @@ from scripts.doc_blocks import replace_block  # noqa: E402
 
 PAGE = ROOT / "docs" / "finetuning.md"  # holds the paper-ab blocks
 
-SUITES = ["classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp"]
+SUITES = ["offline-ir", "classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp", "nevir", "paws"]
 RETRIEVAL = {"classic-ir", "offline-ir", "nanobeir"}  # reported as relative change, as the paper does
 RUN = re.compile(r"^ft-(?P<arm>[ab])-s(?P<seed>\d+)$")
 PAPER = (
