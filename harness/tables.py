@@ -52,6 +52,14 @@ def results_frame(results_dir: str | Path = "leaderboard/results") -> pd.DataFra
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def main_scores(results_dir: str | Path = "leaderboard/results") -> dict[tuple[str, str], float]:
+    """Each results file's main score by (submission, suite), complete results only: a run in
+    progress (or killed) writes its file after each dataset, and its mean covers only those."""
+    df = results_frame(results_dir)
+    main = df[df.is_main & (df.dataset == MEAN) & df.complete]
+    return {(r.submission, r.suite): float(r.value) for r in main.itertuples()}
+
+
 def leaderboard_frame(results_dir: str | Path = "leaderboard/results", cost_dir: str | Path | None = None) -> pd.DataFrame:
     """The leaderboard table as leaderboard.csv has it (ranked rows, then controls); the cost
     columns from ``cost_dir`` (default: ``cost/`` beside ``results_dir``)."""

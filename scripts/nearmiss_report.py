@@ -16,8 +16,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import results_frame  # noqa: E402
 from harness.submissions import Registry  # noqa: E402
+from harness.tables import main_scores  # noqa: E402
 from scripts.doc_blocks import replace_block  # noqa: E402
 
 PAGE = ROOT / "docs" / "validity.md"  # holds the <!-- nearmiss-report:start --> block
@@ -35,12 +35,6 @@ TRAINING = {
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     return out + ["| " + " | ".join(r) + " |" for r in rows]
-
-
-def main_scores(results: Path):
-    df = results_frame(results)
-    main = df[df.is_main & (df.dataset == "(mean)")]
-    return {(r.submission, r.suite): r.value for r in main.itertuples()}
 
 
 def fmt(x: float | None) -> str:

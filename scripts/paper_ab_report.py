@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import results_frame  # noqa: E402
+from harness.tables import main_scores  # noqa: E402
 from scripts.doc_blocks import replace_block  # noqa: E402
 
 PAGE = ROOT / "docs" / "finetuning.md"  # holds the paper-ab blocks
@@ -35,14 +35,6 @@ PAPER = (
     "The paper (NanoBEIR, 13 sets; NQ triplets for A; 3375 steps x batch 128; GPU): B - A = -8 to -9% mean "
     "nDCG@10 on small backbones, up to -40% on a medium one."
 )
-
-
-def main_scores(results: Path) -> dict[tuple[str, str], float]:
-    """Main score per (submission, suite), complete results only: a run still in progress (or
-    killed) has a results file whose mean covers only its finished datasets, and counts as not run."""
-    df = results_frame(results)
-    main = df[df.is_main & (df.dataset == "(mean)") & df.complete]
-    return {(r.submission, r.suite): float(r.value) for r in main.itertuples()}
 
 
 def partial(n: int, of: int) -> str:
