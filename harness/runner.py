@@ -20,6 +20,7 @@ from harness.paths import portable, portable_command
 from harness.provenance import environment, now
 from harness.results import IntervalMethod, Metadata, Recomputed, Results, os_reason, plural, read_results, results_json, results_path, write_results
 from harness.run_context import RunContext
+from harness.runs import encode_run, run_path, stale_run_files, write_run
 from harness.scorers.base import Scorer
 from harness.sidecar import ItemScores, Sidecar, SidecarHeader, item_units, main_values, read_sidecar, sidecar_path, write_sidecar
 from harness.stats.intervals import CONFIDENCE, N_RESAMPLES, SEED, mean_ci, mean_of_means
@@ -41,6 +42,7 @@ class DatasetRecord:
     revision: str | None = None
     source: str = ""
     items: list[ItemScores] | None = None  # per query / item: the sidecar's lines for this dataset
+    runs: dict[str, dict[str, dict[str, float]]] | None = None  # retrieval: ranked runs to keep (harness.runs), until written
     values: list[float] | None = field(default=None, init=False)  # each item's main-metric value
     units: list[str | None] | None = field(default=None, init=False)  # each item's resampling unit (None: itself)
     ci95: tuple[float, float] | None = field(default=None, init=False)
@@ -154,6 +156,7 @@ def compute_dataset(sub_name: str, scorer: Scorer, suite: Suite, name: str, ctx:
         revision=suite.revision(data),
         source=suite.source(data),
         items=[it if it.dataset == name else it.model_copy(update={"dataset": name}) for it in result.items or []],
+        runs=result.runs,
     ).with_interval(suite.main_metric)
 
 
@@ -230,6 +233,8 @@ class SuiteRun:
                 continue
             if records[name].set_units(suite.units(name), old.main_metric):  # cheap: the records, nothing scored
                 self.units_refreshed = True
+        for stale in stale_run_files(path, set(records)):  # runs of datasets to recompute (or gone); we hold the lock
+            stale.unlink(missing_ok=True)
         try:
             names = suite.dataset_names()
         except DataUnavailable as e:  # the whole suite's data is missing (e.g. one data file)
@@ -240,9 +245,17 @@ class SuiteRun:
         self.pending = [n for n in names if n not in records]
 
     def record(self, name: str, record: DatasetRecord, scorer_info: dict | None = None) -> None:
-        """A computed dataset: kept and written at once (both files, atomically)."""
+        """A computed dataset: kept and written at once (its runs, then both files, atomically)."""
         if scorer_info is not None:
             self.scorer_info = scorer_info
+        if record.runs:  # before the results that record them: a run killed in between recomputes the dataset
+            kept = {}
+            for role, run in record.runs.items():
+                encoded = encode_run(run, self.sub.name if role == "run" else f"{self.sub.name}.{role}")
+                write_run(run_path(self.path, name, role), encoded.data)
+                kept[role] = encoded.record()
+            record.details = {**(record.details or {}), "runs": kept}
+            record.runs = None
         self.records[name] = record
         self.outcome.computed.append(name)
         _write(self.path, self.spath, self._assemble(), self.records)  # after every dataset: a killed run resumes here

@@ -13,10 +13,10 @@ ROOT = Path(harness.__file__).resolve().parent
 # Lowest first. A module may import modules of its own layer or of lower ones.
 LAYERS: list[set[str]] = [
     {"errors", "atomic", "paths", "yamlfile", "provenance", "ui", "search", "model_refs", "model_sources", "cache", "names", "jsonfile"},
-    {"run_context", "results", "sidecar", "stats", "metrics", "data", "simmap_nets"},
+    {"run_context", "results", "sidecar", "runs", "stats", "metrics", "data", "simmap_nets"},
     {"scorers", "surface"},
     {"submissions", "suites"},
-    {"runner", "leaderboard", "compare", "export_mteb", "finetune", "tables", "costs"},
+    {"runner", "leaderboard", "compare", "export_mteb", "finetune", "tables", "costs", "fusion"},
     {"executors"},
     {"commands"},
     {"cli"},

@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "models",
     "results",
     "cost",
+    "fuse",
 ]
 
 

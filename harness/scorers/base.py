@@ -27,7 +27,8 @@ log = logging.getLogger("cbench")
 # Fields that describe a submission but do not change its scores (left out of its hash).
 # ``build`` says how to make its weights, not what they are: the fingerprints recorded in results
 # ("the model weights ... changed") cover those.
-DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance", "build"})
+# ``fit`` (kind fusion) records how cbench fuse chose the constants, which are fields of their own.
+DESCRIPTIVE_FIELDS = frozenset({"description", "authors", "url", "license", "parameters", "provenance", "build", "fit"})
 
 
 def config_hash(config: BaseModel) -> str:

@@ -9,6 +9,7 @@ from harness.scorers.base import Scorer
 from harness.scorers.control import ControlScorer
 from harness.scorers.cross_encoder import CrossEncoderScorer
 from harness.scorers.encoder import EncoderScorer
+from harness.scorers.fusion import FusionScorer
 from harness.scorers.late_interaction import LateInteractionScorer
 from harness.scorers.lexical import LexicalScorer
 from harness.scorers.static import StaticScorer
@@ -23,6 +24,7 @@ SCORER_CLASSES: list[type[Scorer]] = [
     LateInteractionScorer,
     CrossEncoderScorer,
     VerifierScorer,
+    FusionScorer,
     ControlScorer,
 ]
 SCORERS: dict[str, type[Scorer]] = {cls.kind: cls for cls in SCORER_CLASSES}

@@ -25,10 +25,15 @@ class LeaderboardFacts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     label: str | None = Field(default=None, description="name shown in headers (default: the suite name)")
-    role: Literal["retrieval", "composition", "extra"] | None = Field(
+    role: Literal["retrieval", "composition", "extra", "dev"] | None = Field(
         default=None,
         description="retrieval: may be the x axis; composition: may be the y axis (or the second composition column); "
-        "extra: a column of its own. Default: retrieval for retrieval suites, composition otherwise.",
+        "extra: a column of its own; dev: development data (fusion weights, gate thresholds), never a column or an axis. "
+        "Default: retrieval for retrieval suites, composition otherwise.",
+    )
+    dev_for: str | None = Field(
+        default=None,
+        description="role dev only: the evaluation suite whose gate threshold (composition suites) this suite's scores set",
     )
     preference: int = Field(default=100, description="among suites of one role, the lowest is the default axis / column and the first fallback")
     category_order: list[str] = Field(default_factory=list, description="order of the per-dataset columns (others follow in results order)")
@@ -57,6 +62,7 @@ class SuiteFacts:
     main_metric: str
     chance: float | None = None  # the main score at random ranking (LeaderboardFacts.chance)
     superseded_by: str | None = None  # LeaderboardFacts.superseded_by
+    dev_for: str | None = None  # LeaderboardFacts.dev_for
 
 
 class SuiteConfig(BaseModel):
@@ -94,6 +100,9 @@ class DatasetOutcome:
     timings: dict[str, float] = field(default_factory=dict)
     details: dict[str, Any] = field(default_factory=dict)
     items: list[ItemScores] | None = None  # per query / item, kept beside the results file (None: the type keeps none)
+    # retrieval: the ranked runs kept beside the results file (harness.runs): "run" and, for a
+    # reranker, "first_stage"; None: the type keeps none
+    runs: dict[str, dict[str, dict[str, float]]] | None = None
 
 
 class Suite(ABC):
@@ -159,7 +168,9 @@ class Suite(ABC):
         """Label, axis role, column order and main metric, as the leaderboard shows this suite."""
         f = self.config.leaderboard or self.leaderboard
         role = f.role or ("retrieval" if self.task == "retrieval" else "composition")
-        return SuiteFacts(self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance, f.superseded_by)
+        return SuiteFacts(
+            self.name, self.task, f.label or self.name, role, f.preference, tuple(f.category_order), self.main_metric, f.chance, f.superseded_by, f.dev_for
+        )
 
     def candidates(self, ref: str) -> list[Path]:
         """Where a data path named in the suite may be: as given when absolute, else relative to

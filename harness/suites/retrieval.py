@@ -50,8 +50,9 @@ class RetrievalSuite(Suite):
             before = metrics.evaluate(data.qrels, retrieval.first_stage_run)
             details["first_stage"] = before
             details["change_vs_first_stage"] = {k: scores[k] - before[k] for k in scores}
+        runs = {"run": run} if retrieval.first_stage_run is None else {"run": run, "first_stage": retrieval.first_stage_run}
         t2 = time.perf_counter()
-        return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details, items=items)
+        return DatasetOutcome(metrics=scores, timings={"retrieve": t1 - t0, "metrics": t2 - t1}, details=details, items=items, runs=runs)
 
 
 class BeirDataset(BaseModel):
