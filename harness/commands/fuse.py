@@ -175,6 +175,93 @@ def fuse(
     )
 
 
+def fusion_curves(
+    model: Annotated[list[str] | None, typer.Option("--model", "-m", help="A fusion submission (repeatable); default: every registered one.")] = None,
+    results_dir: Annotated[Path | None, typer.Option("--results-dir", help="Where the parts' results are (default: leaderboard/results).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Folder for <submission>.json (default: leaderboard/fusion).")] = None,
+    retrieval: Annotated[
+        str | None, typer.Option("--retrieval", help="Retrieval suite: name, YAML or BEIR folder (default: the leaderboard's retrieval axis).")
+    ] = None,
+    submissions_dir: Annotated[
+        list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")
+    ] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR): the retrieval qrels.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final lines.")] = False,
+) -> None:
+    """Each fused submission's TEST curve over its weight grid, from its first stage's to its
+    verifier's, computed from what the parts' results keep (runs and per-item scores; nothing is
+    rescored) and drawn on the leaderboard. Never used to choose a weight: cbench fuse chose it on
+    development queries. Writes <out>/<submission>.json."""
+    setup_logging(quiet)
+    from harness import __version__
+    from harness.atomic import atomic_write_text
+    from harness.fusion.curves import curves, curves_path
+    from harness.fusion.fit import DEFAULT_GRID
+    from harness.paths import DEFAULT_RESULTS_DIR, LEADERBOARD_DIR, portable, portable_command
+    from harness.paths import data_dir as resolve_data_dir
+    from harness.provenance import git_commit, now
+    from harness.results import os_reason
+    from harness.submissions import Registry
+    from harness.suites.registry import load_suite_file, suite_files
+
+    written: list[str] = []
+    try:
+        registry = Registry(submissions_dir)
+        subs = [registry.get(m, source="--model") for m in model] if model else [s for s in registry.all().values() if s.kind == "fusion"]
+        for sub in subs:
+            if sub.kind != "fusion":
+                raise CBenchError(f"'{sub.name}' is a {sub.kind} submission, not a fusion", source="--model")
+        droot = resolve_data_dir(data_dir)
+        shipped = {}
+        for path in suite_files().values():
+            try:
+                suite = load_suite_file(path, droot)
+            except CBenchError:
+                continue
+            shipped[suite.name] = suite
+        facts = {n: s.facts() for n, s in shipped.items()}
+        from harness.suites.registry import resolve_suite
+
+        axis_suite = resolve_suite(retrieval, droot) if retrieval else shipped[min((f.preference, n) for n, f in facts.items() if f.role == "retrieval")[1]]
+        if axis_suite.task != "retrieval":
+            raise CBenchError(f"'{axis_suite.name}' is a {axis_suite.task} suite, not a retrieval suite", source="--retrieval")
+        axis = axis_suite.name
+        composition = [
+            n
+            for n, f in sorted(facts.items(), key=lambda kv: (kv[1].preference, kv[0]))
+            if f.task == "nearmiss" and f.role in ("composition", "extra") and not f.superseded_by
+        ]
+        folder = out if out is not None else LEADERBOARD_DIR / "fusion"
+        rdir = results_dir or DEFAULT_RESULTS_DIR
+        argv = ["fusion-curves"]
+        for sub in subs:
+            cfg = sub.config
+            grid = list(cfg.fit.grid) if cfg.fit is not None else list(DEFAULT_GRID)  # type: ignore[attr-defined]
+            c = curves(
+                cfg,  # type: ignore[arg-type]
+                sub.hash,
+                rdir,
+                axis_suite,
+                composition,
+                grid,
+                provenance={"cbench_version": __version__, "git_commit": git_commit(), "date": now()},
+                command=portable_command([*argv, "--model", sub.name]),
+            )
+            target = curves_path(folder, sub.name)
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                atomic_write_text(target, c.model_dump_json(indent=1) + "\n")
+            except OSError as e:
+                raise CBenchError(f"cannot write the curve file: {os_reason(e)}", source=e.filename or target) from None
+            left = "; ".join(f"{s}: {why}" for s, why in c.left_out.items())
+            on = ", ".join(([axis] if c.points[0].retrieval is not None else []) + c.suites)
+            written.append(f"{sub.name}: {len(c.points)} points on {on}" + (f" (left out: {left})" if left else "") + f"; wrote {portable(target)}")
+    except CBenchError as e:
+        fail(e)
+    for line in written:
+        out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 def _version(package: str) -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -186,3 +273,4 @@ def _version(package: str) -> str:
 
 def register(app: typer.Typer) -> None:
     app.command("fuse")(fuse)
+    app.command("fusion-curves")(fusion_curves)

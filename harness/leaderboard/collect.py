@@ -13,6 +13,8 @@ from pathlib import Path
 from harness import __version__
 from harness.costs.record import CostRecord, read_costs
 from harness.errors import CBenchError
+from harness.fusion.curves import FusionCurves, read_curves
+from harness.leaderboard.gate import Gate, gate
 from harness.leaderboard.pareto import RANKING_RULE, rank
 from harness.leaderboard.scored import ScoredCache
 from harness.leaderboard.significance import Marks, mark
@@ -74,6 +76,7 @@ class Row:
     untested: str | None = None  # why it was left out of the significance tests
     cost: CostRecord | None = None  # its cost file (cbench cost), when there is one
     cost_note: str | None = None  # a caveat on it (measured for another version of the YAML)
+    gates: dict[str, Gate | Cell] = field(default_factory=dict)  # gate suite -> its gate, or an empty cell with the reason (gate.py)
 
     @property
     def marks_text(self) -> str:
@@ -126,6 +129,8 @@ class Leaderboard:
     results: dict[tuple[str, str], Results] = field(default_factory=dict)  # (submission, suite) -> results
     facts: dict[str, SuiteFacts] = field(default_factory=dict)
     costs: dict[str, CostRecord] = field(default_factory=dict)  # submission -> cost file read (cbench cost)
+    gate_suites: dict[str, str] = field(default_factory=dict)  # composition suite -> the development suite that sets its gate
+    curves: dict[str, FusionCurves] = field(default_factory=dict)  # fused submission -> its test curve (cbench fusion-curves)
 
     def suites_of(self, task: str) -> list[str]:
         """Suites of ``task`` that have results: the axis first, then the page's columns in order,
@@ -302,6 +307,7 @@ def build(
     retrieval: str | None = None,
     composition: str | None = None,
     cost_dir: Path | None = None,
+    fusion_dir: Path | None = None,
 ) -> Leaderboard:
     """The leaderboard for every results file under ``results_dir``.
 
@@ -313,8 +319,15 @@ def build(
     get a row (kind and parameters from the config recorded in the results), marked unregistered.
 
     ``cost_dir``: the cost files (``cbench cost``) to show; default: ``cost/`` beside ``results_dir``.
+    ``fusion_dir``: fused submissions' test curves (``cbench fusion-curves``); default: ``fusion/`` beside it.
+
+    Results of development suites (role ``dev``) are never a column or an axis: they set the gate
+    thresholds (``gate.py``) of the suite they are ``dev_for``.
     """
     found, warnings = load_all(results_dir)
+    dev_roles = {n for n, f in all_facts(found).items() if f.role == "dev"}
+    dev_found = {k: v for k, v in found.items() if k[1] in dev_roles}
+    found = {k: v for k, v in found.items() if k[1] not in dev_roles}
     costs, cost_warnings = read_costs(cost_dir if cost_dir is not None else results_dir.parent / "cost")
     warnings += cost_warnings
     by_suite: dict[str, dict[str, Results]] = {}
@@ -322,7 +335,7 @@ def build(
     for (sub, suite), (_path, r) in found.items():
         by_suite.setdefault(suite, {})[sub] = r
         tasks.setdefault(suite, r.task)
-    facts = all_facts(found)
+    facts = all_facts({**found, **dev_found})
     labels = {n: f.label for n, f in facts.items()}
     retrieval = retrieval or _first(facts, "retrieval") or ""
     composition = composition or _first(facts, "composition") or ""
@@ -409,6 +422,21 @@ def build(
             )
         )
 
+    scored = ScoredCache(results_dir)
+    gate_suites = {
+        f.dev_for: n for n, f in sorted(facts.items()) if f.role == "dev" and f.dev_for and f.dev_for in by_suite and any(k[1] == n for k in dev_found)
+    }
+    for row in rows:
+        row.gates = {s: _gate(scored, row.submission, s, d, labels) for s, d in gate_suites.items()}
+    curves, curve_warnings = read_curves(fusion_dir if fusion_dir is not None else results_dir.parent / "fusion")
+    warnings += curve_warnings
+    for name, c in list(curves.items()):
+        sub = registry_subs.get(name)
+        if name not in names:
+            del curves[name]
+        elif sub is not None and sub.hash != c.submission_hash:
+            warnings.append(f"fusion curve of '{name}' was made for another version of its YAML (hash differs); rerun cbench fusion-curves (left out)")
+            del curves[name]
     controls = sorted(
         (r for r in rows if is_control(r.kind)), key=lambda r: (-(r.composition.value if r.composition.value is not None else -1.0), r.submission)
     )
@@ -420,7 +448,6 @@ def build(
         row = by_name[name]
         row.layer, row.rank = layer, i
         ranked.append(row)
-    scored = ScoredCache(results_dir)
     axis_suites = {s: find_suite(s, next(iter(by_suite[s].values())).metadata.suite_file) for s in (ret_suite, composition) if s and by_suite.get(s)}
     marks = mark(
         [r.submission for r in ranked if r.layer is not None], ret_suite, composition if _scored(by_suite, composition) else None, scored, suites=axis_suites
@@ -451,7 +478,20 @@ def build(
         results={key: r for key, (_p, r) in sorted(found.items())},
         facts=facts,
         costs=costs,
+        gate_suites=gate_suites,
+        curves=curves,
     )
+
+
+def _gate(scored: ScoredCache, name: str, suite: str, dev: str, labels: dict[str, str]) -> Gate | Cell:
+    """``name``'s gate on ``suite`` with its threshold from ``dev`` (gate.py), or why there is none."""
+    test, dev_got = scored.get(name, suite), scored.get(name, dev)
+    if isinstance(test, CBenchError) or not test[0].complete:
+        return Cell(None, f"no complete {label_of(labels, suite)} results with per-item scores")
+    if isinstance(dev_got, CBenchError) or not dev_got[0].complete:
+        return Cell(None, f"not run on {label_of(labels, dev)} (the development pairs that set the threshold)")
+    g = gate(suite, dev, [it for items in dev_got[1].values() for it in items], [it for items in test[1].values() for it in items])
+    return g if g is not None else Cell(None, "no positive or no negative pairs")
 
 
 def _cost_note(cost: CostRecord | None, sub) -> str | None:

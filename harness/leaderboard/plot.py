@@ -165,6 +165,15 @@ def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
     if bars:
         handles.append(Line2D([], [], color="#777777", linewidth=0.9, marker="|", markersize=7))
         labels.append("error bars: 95% interval")
+    curves = fusion_curves(lb)
+    for name, pts, chosen in curves:  # each fused reranker's test curve: first stage (w = 0) to verifier alone
+        colour = kind_colour("fusion")
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linewidth=0.9, alpha=0.55, zorder=2, gid=f"curve-{name}")
+        if chosen is not None:
+            ax.scatter([chosen[0]], [chosen[1]], s=MARKER * 2.2, marker="*", color=colour, edgecolors="#333333", linewidths=0.5, zorder=5)
+    if curves:
+        handles.append(Line2D([], [], color=kind_colour("fusion"), linewidth=0.9, alpha=0.55, marker="*", markersize=8, markeredgecolor="#333333"))
+        labels.append("fusion curve, w = 0 → verifier alone (test);\n★ = w chosen on dev")
     front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
     if front:
         ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color=FRONT_COLOUR, linewidth=1.2, linestyle="--", zorder=3)
@@ -190,6 +199,20 @@ def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
         if keep:  # keep the band and the chance line in view
             ax.set_ylim(min(y0, min(keep) - 0.02), max(y1, max(keep) + 0.02))
     return handles, labels
+
+
+def fusion_curves(lb: Leaderboard) -> list[tuple[str, list[tuple[float, float]], tuple[float, float] | None]]:
+    """(fused submission, its curve's (retrieval, composition) points in weight order with the
+    verifier alone last, the point of the weight it uses) for every curve on both axes' suites."""
+    out = []
+    for name, c in sorted(lb.curves.items()):
+        if c.retrieval_suite != lb.retrieval_suite or lb.composition_suite not in c.suites:
+            continue
+        pts = [(p.retrieval, p.composition[lb.composition_suite]) for p in c.points if p.retrieval is not None]
+        chosen = next(((p.retrieval, p.composition[lb.composition_suite]) for p in c.points if p.weight == c.weight and p.retrieval is not None), None)
+        if len(pts) >= 2:
+            out.append((name, pts, chosen))  # type: ignore[arg-type]
+    return out
 
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (display pixels)

@@ -19,9 +19,14 @@ from harness.leaderboard.collect import (
     Leaderboard,
     Row,
 )
-from harness.leaderboard.cost import COST_COLUMNS, COST_KEYS, COST_LINE, QUERY_KEY, cost_cells, cost_columns, cost_raw, has_costs
+from harness.leaderboard.cost import COST_COLUMNS, COST_KEYS, COST_LINE, RETRIEVAL_COST_KEYS, cost_cells, cost_columns, cost_raw, has_costs
 from harness.leaderboard.explorer import browser_data, comparison_legend, embed
 from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
+from harness.leaderboard.gate import GATE_HEADING
+from harness.leaderboard.gate import gate_cells as _gate_cells
+from harness.leaderboard.gate import gate_columns as _gate_columns
+from harness.leaderboard.gate import gate_keys as _gate_keys
+from harness.leaderboard.gate import gate_line as _gate_line
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
 from harness.leaderboard.reranks import TOP, reranks
@@ -131,11 +136,28 @@ def main_columns(lb: Leaderboard) -> list[Column]:
         ),
         Column(f"{lb.second_suite}:{lb.second_metric}", f"{lb.label(lb.second_suite)} {lb.second_metric}", True, "second composition column (not an axis)"),
         *[Column(f"{s}:{m}", f"{lb.label(s)} {m}", True, "extra column (not an axis)") for s, m in lb.extra_suites.items()],
+        *gate_columns(lb),
         Column("pareto", "Pareto ✓", False, "on the Pareto front (layer 1)"),
         Column("layer", "layer", True, "Pareto layer"),
         Column("reproduce", "reproduce"),
     ]
     return cols
+
+
+def gate_keys(lb: Leaderboard) -> list[str]:
+    return _gate_keys(lb.gate_suites)
+
+
+def gate_columns(lb: Leaderboard) -> list[Column]:
+    return [Column(key, header, True, title) for key, header, title in _gate_columns(lb.gate_suites, lb.label)]
+
+
+def gate_cells(g) -> list[Out]:
+    return [Out(text, raw, sort, note, tip) for text, raw, sort, note, tip in _gate_cells(g)]
+
+
+def gate_line(lb: Leaderboard) -> str:
+    return _gate_line(lb.gate_suites, lb.label)
 
 
 def main_cells(row: Row) -> list[Out]:
@@ -154,6 +176,7 @@ def main_cells(row: Row) -> list[Out]:
         _score(row.false_accept),
         _score(row.second),
         *[_score(c) for c in row.extras.values()],
+        *[out for g in row.gates.values() for out in gate_cells(g)],
         Out("✓" if row.pareto else "", "yes" if row.pareto else "no", 0 if row.pareto else 1),
         Out(str(row.layer) if row.layer else MISSING, str(row.layer or ""), row.layer, None if row.layer else "missing an axis: no layer"),
         Out(row.reproduce, row.reproduce, row.reproduce),
@@ -181,9 +204,9 @@ def _detail_keys(lb: Leaderboard) -> list[str]:
 
 
 def compact_keep(lb: Leaderboard) -> list[int]:
-    """The compact leaderboard: every main column but the composition detail and "Pareto ✓"
-    (layer 1 is the front; its rows are highlighted)."""
-    detail = set(_detail_keys(lb)) | _unused_cost_keys(lb)
+    """The compact leaderboard: every main column but the composition detail, the gate columns and
+    "Pareto ✓" (layer 1 is the front; its rows are highlighted)."""
+    detail = set(_detail_keys(lb)) | _unused_cost_keys(lb) | set(gate_keys(lb))
     return [i for i, c in enumerate(main_columns(lb)) if c.key not in detail and c.key != "pareto"]
 
 
@@ -195,6 +218,13 @@ def _unused_cost_keys(lb: Leaderboard) -> set[str]:
 def composition_keep(lb: Leaderboard) -> list[int]:
     """The composition detail: rank, submission, then the detail columns."""
     keys = ["rank", "submission", *_detail_keys(lb)]
+    at = {c.key: i for i, c in enumerate(main_columns(lb))}
+    return [at[k] for k in keys if k in at]
+
+
+def gate_keep(lb: Leaderboard) -> list[int]:
+    """The gate table: rank, submission, then each gate suite's three columns."""
+    keys = ["rank", "submission", *gate_keys(lb)]
     at = {c.key: i for i, c in enumerate(main_columns(lb))}
     return [at[k] for k in keys if k in at]
 
@@ -216,8 +246,8 @@ def view_columns(lb: Leaderboard, keep: list[int]) -> list[Column]:
 # columns (their categories are in the composition detail, below the ranked rows).
 def _control_keep(lb: Leaderboard) -> list[int]:
     cols = main_columns(lb)
-    # cols[4]: the retrieval axis; no query cost either
-    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key, QUERY_KEY} | _unused_cost_keys(lb)
+    # cols[4]: the retrieval axis; no index or query cost either
+    skip = {"rank", "parameters", "pareto", "layer", MARK_KEY, cols[4].key, *RETRIEVAL_COST_KEYS} | _unused_cost_keys(lb) | set(gate_keys(lb))
     cats = {f"{lb.composition_suite}/{c}:{lb.composition_metric}" for c in lb.categories}
     return [i for i, c in enumerate(cols) if c.key not in skip and c.key not in cats]
 
@@ -408,6 +438,15 @@ def render_markdown(lb: Leaderboard) -> str:
         if ctl_rows:  # controls below the ranked rows, unranked and not greyed
             out += _md_table(cols, [[Out("control", ""), *cells[1:]] for cells in ctl_rows], notes)[2:]
         out += [""]
+        if lb.gate_suites:
+            out += [f"## {GATE_HEADING}", "", _md_escape(gate_line(lb)), ""]
+            keep = gate_keep(lb)
+            cols = view_columns(lb, keep)
+            out += _md_table(cols, [_pick(keep)(r) for r in lb.rows], notes)
+            ctl_rows = [_pick(keep)(r) for r in lb.controls]
+            if ctl_rows:
+                out += _md_table(cols, [[Out("control", ""), *cells[1:]] for cells in ctl_rows], notes)[2:]
+            out += [""]
     if lb.controls:
         out += ["## Controls (not ranked; they span the chance band)", ""]
         keep = [i for i in _control_keep(lb) if main_columns(lb)[i].key != "reproduce"]
@@ -541,8 +580,11 @@ def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str
 
     notes = Notes()
     grey = column_bands(lb)
-    compact, comp = compact_keep(lb), composition_keep(lb)
+    compact, comp, gates = compact_keep(lb), composition_keep(lb), gate_keep(lb)
     main_cols, comp_cols, detail_cols = view_columns(lb, compact), view_columns(lb, comp), detail_columns(lb)
+    gate_cols = view_columns(lb, gates) if lb.gate_suites else []
+    gate_rows = _html_rows(gate_cols, lb.rows, _pick(gates), notes) if gate_cols else []
+    gate_controls = _html_rows(gate_cols, lb.controls, _pick(gates), notes, control=True) if gate_cols else []
     main_rows = _html_rows(main_cols, lb.rows, _pick(compact), notes, grey)
     comp_rows = _html_rows(comp_cols, lb.rows, _pick(comp), notes, grey)
     comp_controls = _html_rows(comp_cols, lb.controls, _pick(comp), notes, grey, control=True)
@@ -577,6 +619,11 @@ def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str
         comp_controls=comp_controls,
         detail_cols=_html_cols(detail_cols),
         detail_rows=detail_rows,
+        gate_heading=GATE_HEADING,
+        gate_line=gate_line(lb) if lb.gate_suites else "",
+        gate_cols=_html_cols(gate_cols),
+        gate_rows=gate_rows,
+        gate_controls=gate_controls,
         kinds=kinds,
         notes=notes.texts,
         svg=inline_svg(svg, "wide-"),

@@ -76,13 +76,15 @@ def choose_threshold(scores: np.ndarray, labels: np.ndarray) -> tuple[float, flo
     return t, float(acc[k])
 
 
-def classification_metrics(scores: np.ndarray, labels: np.ndarray, threshold: float) -> dict[str, float]:
+def classification_metrics(scores: np.ndarray, labels: np.ndarray, threshold: float | None) -> dict[str, float]:
+    """``pair_metrics`` and average precision; with a (development) ``threshold``, also accuracy at it."""
     from sklearn.metrics import average_precision_score  # here, not at import: sklearn costs ~2 s
 
     s, y = _f64(scores)[0], np.asarray(labels).astype(np.int64)
     out = pair_metrics(s, y)
     if "auroc" in out:
         out["average_precision"] = float(average_precision_score(y, s))
-    out["accuracy"] = float(np.mean((s > threshold) == (y == 1)))
-    out["dev_threshold"] = float(threshold)
+    if threshold is not None:
+        out["accuracy"] = float(np.mean((s > threshold) == (y == 1)))
+        out["dev_threshold"] = float(threshold)
     return out

@@ -32,7 +32,10 @@ class PawsSuiteConfig(SuiteConfig):
     type: Literal["paws"]
     dataset: str = Field(pattern=NAME_PATTERN, description="the dataset's name in results")
     test: PinnedFile = Field(description="PAWS TSV scored for the results (harness.data.paws)")
-    dev: PinnedFile = Field(description="PAWS TSV used only to choose the accuracy threshold")
+    dev: PinnedFile | None = Field(
+        default=None,
+        description="PAWS TSV used only to choose the accuracy threshold; none: no thresholded accuracy (a suite of development pairs, role dev)",
+    )
 
 
 class PawsSuite(Suite):
@@ -50,12 +53,14 @@ class PawsSuite(Suite):
         return [self.config.dataset]
 
     def evaluation_only_sha256(self) -> list[str]:
-        return [f.sha256 for f in (self.config.test, self.config.dev) if f.sha256]
+        return [f.sha256 for f in (self.config.test, self.config.dev) if f is not None and f.sha256]
 
     def load(self, name: str) -> PawsData:
         test = locate(self, self.config.test, name)
-        dev = locate(self, self.config.dev, name)
         digest = checked_digest(test, self.config.test, self, "test.sha256")
+        if self.config.dev is None:
+            return PawsData(name, read_paws(test), [], str(test), f"sha256:{digest[:16]}")
+        dev = locate(self, self.config.dev, name)
         dev_digest = checked_digest(dev, self.config.dev, self, "dev.sha256")
         return PawsData(name, read_paws(test), read_paws(dev), str(test), f"sha256:{digest[:16]}+dev:{dev_digest[:16]}")
 
@@ -67,15 +72,19 @@ class PawsSuite(Suite):
     def evaluate(self, scorer: Scorer, data: PawsData, opts: EvalOptions) -> DatasetOutcome:
         t0 = time.perf_counter()
         s = self._scores(scorer, data.test, data.name)
-        s_dev = self._scores(scorer, data.dev, f"{data.name} (dev)")
+        s_dev = self._scores(scorer, data.dev, f"{data.name} (dev)") if data.dev else None
         t1 = time.perf_counter()
-        threshold, dev_accuracy = choose_threshold(s_dev, np.array([p.label for p in data.dev]))
         y = np.array([p.label for p in data.test])
-        metrics = {**classification_metrics(s, y, threshold), "dev_accuracy": dev_accuracy}
-        right = ((s > threshold) == (y == 1)).tolist()
-        items = [
-            ItemScores(dataset=data.name, id=p.id, metrics={"accuracy": float(ok)}, pair=PairScore(score=x, label=p.label))
-            for p, x, ok in zip(data.test, s.tolist(), right, strict=True)
-        ]
+        if s_dev is None:  # no development pairs: no thresholded accuracy
+            metrics = classification_metrics(s, y, None)
+            items = [ItemScores(dataset=data.name, id=p.id, pair=PairScore(score=x, label=p.label)) for p, x in zip(data.test, s.tolist(), strict=True)]
+        else:
+            threshold, dev_accuracy = choose_threshold(s_dev, np.array([p.label for p in data.dev]))
+            metrics = {**classification_metrics(s, y, threshold), "dev_accuracy": dev_accuracy}
+            right = ((s > threshold) == (y == 1)).tolist()
+            items = [
+                ItemScores(dataset=data.name, id=p.id, metrics={"accuracy": float(ok)}, pair=PairScore(score=x, label=p.label))
+                for p, x, ok in zip(data.test, s.tolist(), right, strict=True)
+            ]
         details = {"pairs": len(data.test), "dev_pairs": len(data.dev)}
         return DatasetOutcome(metrics=metrics, timings={"score": t1 - t0, "metrics": time.perf_counter() - t1}, details=details, items=items)

@@ -198,3 +198,22 @@ def test_the_real_files_read_as_released():
     data = suite.load("paws-wiki")  # checks both sha256 pins
     assert (len(data.test), sum(p.label for p in data.test)) == (8000, 3536)
     assert (len(data.dev), sum(p.label for p in data.dev)) == (8000, 3539)
+
+
+def test_a_suite_without_dev_pairs_scores_test_only(tmp_path):
+    """A development suite (paws-dev: the dev file as its test, no dev): one scoring call, no
+    thresholded accuracy, every pair kept with its score and label (the gate reads them)."""
+    suite = write_paws(tmp_path)
+    suite.write_text("name: tiny-paws\ntype: paws\ndataset: paws\nleaderboard: {role: dev, dev_for: paws}\ntest:\n  path: paws/dev.tsv\n")
+    scorer = NumberScorer()
+    out = evaluate(suite, scorer)
+    assert scorer.calls == [6]
+    assert "accuracy" not in out.metrics and "dev_threshold" not in out.metrics and out.metrics["n"] == 6.0
+    assert [(it.pair.score, it.pair.label) for it in out.items] == DEV and all(not it.metrics for it in out.items)
+
+
+def test_the_shipped_dev_suite_is_the_paws_dev_file():
+    suite = resolve_suite("paws-dev", SHARED_DATA)
+    paws = resolve_suite("paws", SHARED_DATA)
+    assert suite.config.test.sha256 == paws.config.dev.sha256 and suite.config.dev is None
+    assert suite.facts().role == "dev" and suite.facts().dev_for == "paws"
