@@ -12,7 +12,6 @@ from sklearn.metrics import roc_auc_score
 from harness.fusion.curves import composition_curve, item_value
 from harness.scorers.fusion import FusionConfig
 from harness.sidecar import Comparison, ItemScores, PairScore
-
 from scorers.conftest import cbench, write_submission
 
 CFG = FusionConfig.model_validate(

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from cbench_testutil import SHARED_DATA
 from harness.errors import CBenchError
 from harness.fusion.fit import dev_queries, evaluation_suites
 from harness.submissions import Registry
 from harness.suites.registry import load_suite_file
-
-from cbench_testutil import SHARED_DATA
 from scorers.conftest import DOCS, cbench, write_submission
 
 TEST_Q = {"q1": "photosynthesis sunlight", "q2": "volcanoes lava", "q3": "honey bees"}

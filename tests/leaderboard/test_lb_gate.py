@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lb_helpers import board_env, five_text_items, nearmiss_results, retrieval_results, save, save_scored, submission_hash
 
 from harness.leaderboard.collect import build
 from harness.leaderboard.gate import gate, pairs, threshold
 from harness.leaderboard.render import render_csv, render_markdown
 from harness.sidecar import ItemScores, PairScore
 from harness.submissions import Registry
-
-from lb_helpers import board_env, five_text_items, nearmiss_results, retrieval_results, save, save_scored, submission_hash
 
 
 def test_threshold_accepts_at_least_the_rate():
