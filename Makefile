@@ -2,7 +2,8 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-export CBENCH_DATA_DIR ?= $(abspath ../shared/data)
+# The data directory (BEIR collections, NevIR, PAWS, SugarCrepe++): cbench.toml's data_dir (../shared/data),
+# as for cbench run by hand; $CBENCH_DATA_DIR or --data-dir override it.
 export HF_HUB_OFFLINE ?= 1
 export HF_DATASETS_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1

@@ -6,13 +6,17 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from harness import __version__
 from harness.errors import EXIT_BAD_INPUT, EXIT_SKIPPED, CBenchError, DataUnavailable
-from harness.ui import err_console, escape, fail, out_console, print_table, setup_logging
+from harness.paths import DATA_DIR_HELP
+from harness.ui import ASCII_SIMPLE_HEAD, err_console, escape, fail, out_console, print_fitted, print_table, setup_logging
+
+if TYPE_CHECKING:
+    from harness.suites.base import Suite
 
 app = typer.Typer(
     add_completion=False,
@@ -31,7 +35,7 @@ SubmissionsDir = Annotated[
     list[Path] | None,
     typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS)."),
 ]
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")]
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP)]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final table.")]
 
 
@@ -102,13 +106,14 @@ def run(
     """Evaluate submissions on one or more suites and write results JSON (one file per submission and suite)."""
     setup_logging(quiet)
     from harness.executors import RunRequest, check_options, execute
-    from harness.paths import DEFAULT_RESULTS_DIR
-    from harness.paths import data_dir as resolve_data_dir
+    from harness.paths import DEFAULT_RESULTS_DIR, data_dir_choice
     from harness.submissions import Registry, with_backend
     from harness.suites.base import EvalOptions
     from harness.suites.registry import resolve_suite
 
     subs = []
+    suites: list[Suite] = []
+    no_data: list[str] = []  # suites skipped whole: no data directory and none of their data here
     try:
         check_options(executor, shards, ray_address)
         if all_submissions == bool(model):
@@ -125,8 +130,18 @@ def run(
             if backend is not None and (not all_submissions or "backend" in type(sub.config).model_fields):
                 sub = with_backend(sub, backend)  # --all: only the kinds that have a backend take it
             subs.append(sub)
-        droot = resolve_data_dir(data_dir)
-        suites = [resolve_suite(s, droot) for s in (suite or ["nanobeir", "nearmiss"])]
+        choice = data_dir_choice(data_dir)
+        suites = [resolve_suite(s, choice.path) for s in (suite or ["nanobeir", "nearmiss"])]
+        if not choice.found:  # one line for the suites that need the data dir, instead of one per dataset
+            lacking = [(s, why) for s in suites if (why := _why_nothing_loads(s)) is not None]
+            no_data = [s.name for s, _why in lacking]
+            if lacking:
+                found = "; ".join(why for _s, why in lacking)
+                missing = DataUnavailable(f"no data found here ({found}): {choice.missing_line()}", source=", ".join(no_data))
+                if len(lacking) == len(suites):
+                    raise missing
+                _warn_lines(missing)
+                suites = [s for s in suites if all(s is not t for t, _why in lacking)]
         request = RunRequest(
             submissions=subs,
             suites=suites,
@@ -143,14 +158,9 @@ def run(
         ray_options = {"address": ray_address, "shards": shards, "cpus_per_task": cpus_per_task} if executor == "ray" else {}
         done = execute(request, executor, **ray_options)
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (Terminated): the locks are released by now
-        kept = results_dir or DEFAULT_RESULTS_DIR
         how = "terminated" if isinstance(e, Terminated) else "interrupted"
-        err_console.print(
-            f"{how}: every dataset finished before it is kept in {kept} (results are written after each one); run the same command again to resume from there",
-            highlight=False,
-            soft_wrap=True,
-            markup=False,
-        )
+        line = interrupted_line(how, results_dir or DEFAULT_RESULTS_DIR, [s.name for s in subs], [s.name for s in suites])
+        err_console.print(line, highlight=False, soft_wrap=True, markup=False)
         raise typer.Exit(getattr(e, "exit_code", 130)) from None
     except CBenchError as e:
         for sub in subs:
@@ -161,8 +171,51 @@ def run(
         fail(os_error(e))
     for one in done:
         _summary(one.submission.name, one.outcomes, one.texts_encoded, quiet=quiet)
-    if any(o.skipped for one in done for o, _ in one.outcomes):
+    if no_data or any(o.skipped for one in done for o, _ in one.outcomes):
         raise typer.Exit(EXIT_SKIPPED)
+
+
+def _why_nothing_loads(suite: Suite) -> str | None:
+    """None when a dataset of ``suite`` is here (stops at the first), even one that fails to load
+    for another reason (the run then reports that as it would anyway); else why its first dataset
+    is not here, up to the first ``;`` (where the data was looked for)."""
+    try:
+        names = suite.dataset_names()
+    except DataUnavailable as e:
+        return e.line.split("; ")[0]
+    except Exception:  # noqa: BLE001 - not a missing-data problem: left to the run, which reports it
+        return None
+    first = None
+    for name in names:
+        try:
+            suite.dataset_revision(name)
+        except DataUnavailable as e:
+            first = first or e.line.split("; ")[0]
+            continue
+        except Exception:  # noqa: BLE001 - as above
+            return None
+        return None
+    return first or "no datasets"
+
+
+def interrupted_line(how: str, results_dir: Path, submissions: list[str], suites: list[str]) -> str:
+    """What an interrupted `cbench run` says it kept: the finished datasets of each results file it
+    was filling (as that file holds them now), or that nothing is kept."""
+    from harness.results import read_results, results_path
+
+    kept: list[str] = []
+    for sub in submissions:
+        for suite in suites:
+            path = results_path(results_dir, sub, suite)
+            try:
+                names = list(read_results(path).datasets) if path.is_file() else []
+            except CBenchError:
+                continue
+            if names:
+                kept.append(f"{path} ({', '.join(names)})")
+    if not kept:
+        return f"{how} before any dataset finished: nothing is kept in {results_dir}; run the same command again to start over"
+    return f"{how}: the finished datasets are kept in {'; '.join(kept)}; run the same command again to resume from there"
 
 
 def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = False) -> None:
@@ -184,9 +237,8 @@ def _summary(name: str, outcomes: list, texts_encoded: int, *, quiet: bool = Fal
             else:
                 table.add_row(r.suite, ds, r.main_metric, "—", "—", escape(f"skipped: {r.skipped[ds][:60]}"))
         main = f"{r.main_score:.4f}" if r.main_score is not None else "—"
-        table.add_row(
-            f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), escape(str(outcome.path))
-        )
+        where = escape(str(outcome.path)) if outcome.kept else "no results file (no dataset loaded)"
+        table.add_row(f"[bold]{r.suite}[/bold]", "[bold]main score[/bold]", r.main_metric, f"[bold]{main}[/bold]", ci(r.main_score_ci95), where)
     print_table(table)
     if not quiet:  # --quiet: errors and the table only
         err_console.print(f"texts encoded this run: {texts_encoded}", highlight=False)
@@ -198,26 +250,59 @@ def _warn_lines(e: CBenchError) -> None:
 
 
 @submissions_app.command("list")
-def submissions_list(submissions_dir: SubmissionsDir = None) -> None:
-    """List registered submissions and whether each runs as it is (or which command builds its weights); exit 2 when a file does not load."""
+def submissions_list(
+    submissions_dir: SubmissionsDir = None,
+    wide: Annotated[bool, typer.Option("--wide", help="Every column in full: absolute paths, the build time, exact parameter counts.")] = False,
+) -> None:
+    """List registered submissions and whether each runs as it is (or which command builds its weights); exit 2 when a file does not load.
+    Fits the terminal (piped: $COLUMNS, else 120 columns); --wide prints everything in full."""
     from rich.table import Table
 
     from harness.submissions import Registry
 
     registry = Registry(submissions_dir)
     subs = registry.all()
-    table = Table()
-    for col in ("name", "kind", "model", "parameters", "status", "file"):
-        table.add_column(col, no_wrap=col == "name")
-    for s in subs.values():
-        params = s.config.parameters
-        table.add_row(s.name, s.kind, escape(str(getattr(s.config, "model", "") or "")), f"{params:,}" if params else "", escape(s.status), escape(str(s.path)))
-    print_table(table)
+    if wide:
+        table = Table()
+        for col in ("name", "kind", "model", "parameters", "status", "file"):
+            table.add_column(col, no_wrap=col == "name")
+        for s in subs.values():
+            params = f"{s.config.parameters:,}" if s.config.parameters else ""
+            table.add_row(s.name, s.kind, escape(str(getattr(s.config, "model", "") or "")), params, escape(s.status), escape(str(s.path)))
+        print_table(table)
+    else:  # fits the width: the model only with --wide, paths relative, the status without the build time
+        table = Table(box=ASCII_SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
+        for col in ("name", "kind", "params", "status", "file"):
+            right = "right" if col == "params" else "left"
+            table.add_column(col, no_wrap=col in ("name", "params"), overflow="fold", justify=right, min_width=16 if col == "file" else None)
+        for s in subs.values():
+            table.add_row(s.name, s.kind, short_count(s.config.parameters), escape(s.short_status), escape(shown_path(s.path)) if s.path else "")
+        print_fitted(table)
     for problem in registry.problems:
         for line in problem.lines:
             err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
     if registry.problems:
         raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def short_count(n: int | None) -> str:
+    """A parameter count in three significant digits: 22.7M, 110M, 7.56M, 950k; blank when unknown."""
+    if not n:
+        return ""
+    for div, unit in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            return f"{n / div:.3g}{unit}"
+    return str(n)
+
+
+def shown_path(path: Path) -> str:
+    """A path as the narrow tables show it: relative to the current folder, or absolute when that is shorter."""
+    full = path.resolve()
+    try:
+        rel = os.path.relpath(full)
+    except ValueError:  # another drive
+        return str(full)
+    return rel if len(rel) <= len(str(full)) else str(full)
 
 
 @submissions_app.command("validate")

@@ -90,6 +90,7 @@ class SuiteOutcome:
     results: Results
     computed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    kept: bool = True  # False: no dataset could be loaded, so no results file was written
 
 
 def _compatible(old: Results, sub: Submission, deps: dict[str, str], fingerprints: dict[str, str], suite: Suite, opts: EvalOptions) -> str | None:
@@ -267,7 +268,9 @@ class SuiteRun:
     def finish(self) -> SuiteOutcome:
         results = self._assemble()
         old = self.old
-        if (
+        if not self.records:  # every dataset skipped (its data not here), none reused: nothing to keep
+            self.outcome.kept = False
+        elif (
             self.outcome.computed
             or old is None
             or old.skipped != results.skipped

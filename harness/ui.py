@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
+from rich.box import Box
 from rich.console import Console
 from rich.logging import RichHandler
 from rich.markup import escape
@@ -22,9 +24,15 @@ from rich.progress import Progress as RichProgress
 
 from harness.errors import CBenchError
 
+if TYPE_CHECKING:
+    from rich.table import Table
+
 err_console = Console(stderr=True)
 out_console = Console()
 PIPED_WIDTH = 10_000  # "no limit" for tables written to a pipe or file
+# Rich's SIMPLE_HEAD (no borders, a rule under the header) in ASCII: one byte per column, so byte
+# counts (awk's length) and character counts agree
+ASCII_SIMPLE_HEAD = Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
 
 
 def print_table(table) -> None:
@@ -34,6 +42,17 @@ def print_table(table) -> None:
         out_console.print(table)
     else:
         Console(width=PIPED_WIDTH, no_color=out_console.no_color).print(table)
+
+
+def print_fitted(table: Table, *, piped_width: int = 120) -> None:
+    """A table on stdout no wider than the terminal; piped or redirected, no wider than $COLUMNS, else
+    ``piped_width`` (long cells wrap)."""
+    if out_console.is_terminal:
+        out_console.print(table)
+        return
+    columns = os.environ.get("COLUMNS", "")
+    width = int(columns) if columns.isdigit() and int(columns) > 0 else piped_width
+    Console(width=width, no_color=out_console.no_color).print(table)
 
 
 def setup_logging(quiet: bool = False) -> None:

@@ -31,13 +31,23 @@ if [[ -f models/minilm-cross/model/model.safetensors ]]; then
 else
   echo "minilm-cross: no models/minilm-cross/model (make minilm-cross); its committed results are kept" >&2
 fi
+# The fused rows (`kind: fusion`, submissions/*-fused.yaml, written by scripts/fuse_all.sh): each
+# runs when both its parts can (minilm-cross-fused needs minilm-cross's weights).
+for file in submissions/*-fused.yaml; do
+  [[ -e $file ]] || continue
+  name=$(basename "$file" .yaml)
+  verifier=$(sed -n 's/^verifier: *//p' "$file" | head -n 1)
+  if [[ " ${MODELS[*]} " == *" $verifier "* ]]; then MODELS+=("$name"); else echo "$name: $verifier does not run here; its committed results are kept" >&2; fi
+done
 # offline-ir (the retrieval axis) first; classic-ir is its first three collections and reuses the
 # cached embeddings, so it costs only the search.
+# nearmiss-dev and paws-dev are development pairs: they set each model's gate threshold (never columns).
 MODEL_SUITES=(--suite offline-ir --suite classic-ir --suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp
-              --suite nevir --suite paws --suite nearmiss-v1)
+              --suite nevir --suite paws --suite nearmiss-v1 --suite nearmiss-dev --suite paws-dev)
 # Controls (submissions/controls/: surface-only and candidate-only scorers) have no retrieval;
 # they run on the near-miss suites and give the leaderboard its chance band.
-CONTROL_SUITES=(--suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nevir --suite paws --suite nearmiss-v1)
+CONTROL_SUITES=(--suite nearmiss --suite nearmiss-hand --suite sugarcrepe-pp --suite nevir --suite paws --suite nearmiss-v1
+                --suite nearmiss-dev --suite paws-dev)
 # Wall time per submission (cold: nothing cached; a rerun reuses every finished dataset) goes to stderr.
 timed() { local t0=$SECONDS; "$CBENCH" run --model "$@"; echo "leaderboard.sh: $1 took $((SECONDS - t0)) s" >&2; }
 # PAGE_ONLY=1: no runs, only the page, the README table and the docs tables from the results as they are.
@@ -48,6 +58,9 @@ if [[ -z ${PAGE_ONLY:-} ]]; then
   for file in submissions/controls/*.yaml; do
     timed "$(basename "$file" .yaml)" "${CONTROL_SUITES[@]}" "$@"
   done
+  # Each fused row's test curve over its weight grid, from the parts' kept runs (needs the qrels);
+  # leaderboard/fusion/<name>.json, drawn on the plot.
+  "$CBENCH" fusion-curves --quiet
 fi
 "$CBENCH" leaderboard
 # Copy the ranked table into the README between its leaderboard markers.

@@ -172,17 +172,16 @@ def test_hostile_beir_folder(name, file, needles, tmp_path):
 
 
 def test_suite_missing_folder_is_data_unavailable(tmp_path):
-    """Documented: data that is not here skips the dataset (exit 3), it is not an input error."""
+    """Documented: data that is not here skips the dataset (exit 3), it is not an input error. No
+    dataset loaded: no results file (one line; no data directory here, so it says where it looked)."""
     path = HOSTILE / "suites" / "missing_folder.yaml"
     result = cli("run", "-m", MODEL, "-s", path, "--results-dir", tmp_path / "results")
     assert "Traceback" not in result.output
     assert result.exit_code == 3, result.output
-    out = flat(result.output)
-    assert "skipped hostile-missing-folder/nowhere" in out and "BEIR folder not found" in out, out
-    # the results file records the skip; it is complete JSON, not a partial write
-    written = json.loads((tmp_path / "results" / MODEL / "hostile-missing-folder.json").read_text())
-    assert written["complete"] is False and "nowhere" in written["skipped"] and written["datasets"] == {}
-    assert not [p for p in files_under(tmp_path) if p.name.startswith(".tmp-")]
+    (line,) = [ln for ln in result.output.splitlines() if ln.strip()]
+    assert line.startswith("error: hostile-missing-folder: no data found here (nowhere: BEIR folder not found (tried "), line
+    assert f"the data directory {tmp_path / 'data'} is not a folder" in line
+    assert files_under(tmp_path / "results") == []
 
 
 @pytest.mark.slow

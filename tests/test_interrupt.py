@@ -1,6 +1,7 @@
 """Ctrl-C (SIGINT) and SIGTERM during `cbench run`, sent for real to a `cbench run` subprocess once
-its first dataset is written: one line saying what was kept and that a rerun resumes, exit 130 /
-143, no results lock left behind, the finished datasets kept."""
+its first dataset is written: one line saying what was kept (which datasets, in which file) and that
+a rerun resumes, exit 130 / 143, no results lock left behind, the finished datasets kept. In this
+process: Ctrl-C before any dataset finished says that nothing is kept."""
 
 from __future__ import annotations
 
@@ -57,12 +58,73 @@ def test_a_signal_during_run_says_what_was_kept_and_leaves_no_lock(many, tmp_pat
     results = tmp_path / "results"
     done = run_and_signal(many, results, sig)
     assert done.returncode == code, done.stderr
-    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert lines == [
-        f"{word}: every dataset finished before it is kept in {results} (results are written after each one); "
-        "run the same command again to resume from there"
-    ]
     assert "Traceback" not in done.stderr and done.stdout == ""
-    assert sorted(p.name for p in (results / "bm25").iterdir()) == ["many.items.jsonl.gz", "many.json"]  # no lock, no temp file
     kept = read_results(results / "bm25" / "many.json")
     assert 1 <= len(kept.datasets) < N_DATASETS and not kept.complete
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert lines == [
+        f"{word}: the finished datasets are kept in {results / 'bm25' / 'many.json'} ({', '.join(kept.datasets)}); "
+        "run the same command again to resume from there"
+    ]
+    names = sorted(p.name for p in (results / "bm25").iterdir())
+    assert names == ["many.items.jsonl.gz", "many.json", "many.runs"]  # no lock, no temp file (many.runs: the ranked runs)
+
+
+# -- the line itself, in this process: Ctrl-C while the first or the second dataset is scored ----
+
+
+def interrupt_at(monkeypatch, call: int) -> None:
+    """Ctrl-C (KeyboardInterrupt) as dataset number ``call`` (1-based) starts to be scored."""
+    import harness.runner
+
+    real = harness.runner.compute_dataset
+    calls = []
+
+    def compute(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(harness.runner, "compute_dataset", compute)
+
+
+@pytest.fixture
+def three(tmp_path) -> Path:
+    """A BEIR suite of three tiny datasets, a, b and c."""
+    for name in "abc":
+        write_beir(tmp_path / "beir" / name, TINY_DOCS, TINY_QUERIES, TINY_QRELS)
+    suite = tmp_path / "three.yaml"
+    suite.write_text("name: three\ntype: beir\ndatasets:\n" + "".join(f"  - {{name: {n}, path: beir/{n}}}\n" for n in "abc"))
+    return suite
+
+
+def run_in_process(suite: Path, results: Path):
+    from typer.testing import CliRunner
+
+    from harness.cli import app
+
+    return CliRunner().invoke(app, ["run", "--model", "bm25", "--suite", str(suite), "--results-dir", str(results), "--quiet"], catch_exceptions=False)
+
+
+def test_interrupted_before_any_dataset_finished_says_nothing_is_kept(three, tmp_path, monkeypatch):
+    interrupt_at(monkeypatch, 1)
+    results = tmp_path / "results"
+    r = run_in_process(three, results)
+    assert r.exit_code == 130 and "Traceback" not in r.output
+    assert [ln for ln in r.stderr.splitlines() if ln.strip()] == [
+        f"interrupted before any dataset finished: nothing is kept in {results}; run the same command again to start over"
+    ]
+    assert not list(results.rglob("*.json"))
+
+
+def test_interrupted_after_one_dataset_names_what_is_kept_and_where(three, tmp_path, monkeypatch):
+    interrupt_at(monkeypatch, 2)
+    results = tmp_path / "results"
+    r = run_in_process(three, results)
+    assert r.exit_code == 130 and "Traceback" not in r.output
+    path = results / "bm25" / "three.json"
+    assert [ln for ln in r.stderr.splitlines() if ln.strip()] == [
+        f"interrupted: the finished datasets are kept in {path} (a); run the same command again to resume from there"
+    ]
+    assert list(read_results(path).datasets) == ["a"]

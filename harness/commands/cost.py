@@ -10,7 +10,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from harness.errors import EXIT_SKIPPED, CBenchError
+from harness.errors import EXIT_SKIPPED, CBenchError, DataUnavailable
+from harness.paths import DATA_DIR_HELP
 from harness.ui import err_console, fail, out_console, setup_logging
 
 # Fields whose errors mean the submission's weights cannot be had here (a hub model not in the
@@ -45,7 +46,7 @@ def cost(
             "--model",
             "-m",
             help="Registered submission name or submission YAML (repeatable: the submissions are timed one after another in "
-            "one process, and rerankers over the same first stage share its index build).",
+            "one process, and a store several share, such as a first stage's index or a verifier encoder's document tokens, is built once).",
         ),
     ],
     out: Annotated[Path | None, typer.Option("--out", help="Folder for <submission>.json (default: leaderboard/cost).")] = None,
@@ -58,20 +59,24 @@ def cost(
         list[Path] | None,
         typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS)."),
     ] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final line.")] = False,
 ) -> None:
-    """Measure a submission's scoring cost on this machine: ms per near-miss pair (score_pairs on
-    256 nearmiss pairs) and, for kinds with retrieval, ms per Medline query (a first stage: search
-    against its built index; a reranker: its first stage plus reranking rerank_depth candidates).
-    Warm-up first, nothing cached, median of the repeats; batch sizes, threads, CPU and load
-    average are recorded. Writes <out>/<submission>.json. Several --model: each is timed in turn
-    (one failing does not stop the others) and the exit code is the worst. Exit 3: weights or the
-    Medline data are not here."""
+    """Measure a submission's cost on this machine, as a deployment pays it: ms per near-miss pair
+    (score_pairs on 256 nearmiss pairs, nothing cached); for kinds with retrieval, its index of
+    Medline's 1,033 documents built once (ms and bytes per document: a first stage's vectors or
+    BM25 / TF-IDF matrices, plus what a reranker stores per document, e.g. a verifier's document
+    token embeddings; a cross-encoder stores nothing) and ms per Medline query with that index
+    built (a first stage: its search; a reranker: its first stage plus scoring rerank_depth
+    candidates, paying only what is computed per query). Warm-up first, median of the repeats;
+    batch sizes, threads, CPU and load average are recorded. Writes <out>/<submission>.json.
+    Several --model: each is timed in turn (one failing does not stop the others; a store they
+    share is built once) and the exit code is the worst. Exit 3: weights or the Medline data are
+    not here."""
     setup_logging(quiet)
     from harness.costs.measure import MeasureContext, measure
     from harness.costs.record import DEFAULT_COST_DIR, cost_path, write_cost
-    from harness.paths import data_dir as resolve_data_dir
+    from harness.paths import data_dir_choice
     from harness.submissions import Registry
 
     def announce(line: str) -> None:
@@ -84,7 +89,8 @@ def cost(
         folder = writable_folder(out if out is not None else DEFAULT_COST_DIR)
         registry = Registry(submissions_dir)
         subs = [registry.resolve(m) for m in model]
-        data = resolve_data_dir(data_dir)
+        choice = data_dir_choice(data_dir)
+        data = choice.path
     except CBenchError as e:
         fail(e)
     ctx = MeasureContext(device=device, use_cache=False, trust_remote_code=trust_remote_code)
@@ -105,6 +111,10 @@ def cost(
                     announce=announce,
                     ctx=ctx,
                 )
+            except DataUnavailable as e:
+                if choice.found:
+                    raise
+                raise DataUnavailable(f"{e.message.split(';')[0]}: {choice.missing_line()}", source=e.source, field=e.field) from None
             except CBenchError as e:
                 if e.field in WEIGHT_FIELDS and type(e) is CBenchError:
                     raise WeightsUnavailable(f"weights unavailable, not measured: {e.message}", source=e.source, field=e.field) from None
@@ -118,14 +128,26 @@ def cost(
                 err_console.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
             worst = e.exit_code if worst == 0 else min(worst, e.exit_code)  # 2 (bad input) outranks 3 (skipped)
             continue
-        p, q = record.pairs, record.queries
-        line = f"{sub.name}: {p.ms_per_pair:.4g} ms/pair (CPU {p.cpu_ms_per_pair:.4g}; {p.pairs} pairs)"
-        if q is not None:
-            rerank = f", {q.first_stage} + reranking {q.rerank_depth}" if q.rerank_depth else ""
-            line += f", {q.ms_per_query:.4g} ms/query (CPU {q.cpu_ms_per_query:.4g}; {q.queries} queries{rerank})"
-        out_console.print(f"{line}; wrote {path}", highlight=False, markup=False, soft_wrap=True)
+        out_console.print(f"{summary(record)}; wrote {path}", highlight=False, markup=False, soft_wrap=True)
     if worst:
         raise typer.Exit(worst)
+
+
+def summary(record) -> str:
+    """The one line ``cbench cost`` prints per submission: the three numbers."""
+    p, i, q = record.pairs, record.index, record.queries
+    line = f"{record.submission}: {p.ms_per_pair:.4g} ms/pair (CPU {p.cpu_ms_per_pair:.4g}; {p.pairs} pairs)"
+    if i is not None:
+        line += (
+            f", index {i.ms_per_doc:.4g} ms/doc (CPU {i.cpu_ms_per_doc:.4g}), {i.bytes_per_doc / 1024:.4g} KB/doc "
+            f"({i.documents} documents: {i.stores})"
+        )
+    if q is not None:
+        how = f"{q.first_stage}'s search {q.search_ms_per_query:.4g}"
+        if q.rerank_depth:
+            how += f" + reranking {q.rerank_depth} candidates {q.rerank_ms_per_query:.4g}"
+        line += f", {q.ms_per_query:.4g} ms/query with the index built (CPU {q.cpu_ms_per_query:.4g}; {q.queries} queries: {how})"
+    return line
 
 
 def register(app: typer.Typer) -> None:

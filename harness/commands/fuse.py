@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from harness.errors import CBenchError
+from harness.paths import DATA_DIR_HELP
 from harness.ui import err_console, fail, out_console, setup_logging
 
 HEADER = """\
@@ -57,7 +58,7 @@ def fuse(
     submissions_dir: Annotated[
         list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")
     ] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP)] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final line.")] = False,
 ) -> None:
     """Fit a fused reranker, z(first stage) + w * z(verifier), on development queries only, and
@@ -185,7 +186,7 @@ def fusion_curves(
     submissions_dir: Annotated[
         list[Path] | None, typer.Option("--submissions-dir", help="Extra folder of submission YAMLs (repeatable; also $CBENCH_SUBMISSIONS).")
     ] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR): the retrieval qrels.")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help=DATA_DIR_HELP + " The retrieval qrels.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors and the final lines.")] = False,
 ) -> None:
     """Each fused submission's TEST curve over its weight grid, from its first stage's to its

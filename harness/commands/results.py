@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from harness.errors import CBenchError
+from harness.paths import DATA_DIR_HELP
 from harness.ui import Progress, err_console, escape, fail, out_console, progress_bar
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def refresh_intervals(
     ] = False,
     data_dir: Annotated[
         Path | None,
-        typer.Option("--data-dir", help="Local data root (default $CBENCH_DATA_DIR), for the units of per-item scores kept before units were."),
+        typer.Option("--data-dir", help=f"{DATA_DIR_HELP} For the units of per-item scores kept before units were."),
     ] = None,
 ) -> None:
     """Recompute ci95 / main_score_ci95 / ci_method of every results file from its per-item scores,

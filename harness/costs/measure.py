@@ -1,31 +1,41 @@
-"""Timing a submission's scorer on the fixed workload (``harness.costs.workload``).
+"""Timing a submission's scorer on the fixed workload (``harness.costs.workload``): three numbers,
+as a deployment pays them (``harness.costs.record``).
 
 Every timing follows a warm-up (the model loaded, first calls made) and is repeated; the figures
 are medians, in wall-clock ms (what a caller waits) and in this process's CPU ms (what it costs;
 less disturbed by other load on the machine: compare the two with the load averages). Nothing is
-read from the embedding / score cache: the scorer runs in a ``MeasureContext``, whose caches live
-in memory and are emptied before every timed call, except a first stage's index, which is built
-once, timed apart, and kept (for every submission timed in the same process: `cbench cost` with
-several ``--model`` builds all-MiniLM-L6-v2's Medline index once for all its rerankers, and each
-of their files records that build's timing).
+read from the embedding / score cache on disk: the scorer runs in a ``MeasureContext``, whose
+caches live in memory.
 
-* pairs: ``score_pairs`` on the workload's near-miss pairs in one call; ms per pair.
-* queries, a first stage (every kind with retrieval and no first stage): ``retrieve`` of all the
-  workload's queries and of the first one alone, against the built index (embedding kinds: the
-  documents' vectors, kept in the context; BM25 / TF-IDF: the index the scorer keeps,
-  ``Scorer.corpus_index``); ms per query is the difference over (queries - 1), so what every call
-  pays once whatever its queries (normalising the document matrix, ...) is left out. The first
-  search over the corpus (``index``: it builds the index) is recorded apart.
-* queries, a reranker (a kind with ``first_stage``): its first stage's ms per query as above, plus
-  ``score_query_docs`` over the first stage's top ``rerank_depth`` for every query (what its
-  ``retrieve`` scores), per query.
+* pairs: ``score_pairs`` on the workload's near-miss pairs in one call, every cache emptied
+  before each repeat; ms per pair.
+* index (every kind with retrieval): the submission's index, built once for the whole collection
+  and timed: ``Scorer.index_documents`` of each of its ``index_parts`` (a first stage's pooled
+  vectors or BM25 / TF-IDF matrices, a verifier's document token embeddings, a late-interaction
+  model's; a cross-encoder stores nothing; a store two parts share is built and counted once);
+  ms per document (wall and CPU) and bytes per document at the precision stored. What the build
+  leaves in the context's caches is then pinned (and the BM25 / TF-IDF index stays in its scorer,
+  ``Scorer.corpus_index``): the timed query calls below find the documents' representations
+  there. ``cbench cost`` with several ``--model`` keeps every store it built (``indexes``), so
+  rerankers over one first stage, or verifiers over one encoder, build it once; each file records
+  that build's timing and, in ``built_for``, which submission it was built for.
+* queries, with the index built (pinned) and nothing else kept between repeats (the queries'
+  own encodings are paid every repeat):
+  - a first stage (every kind with retrieval and no first stage): ``retrieve`` of all the
+    workload's queries and of the first one alone; ms per query is the difference over
+    (queries - 1), so what every call pays once whatever its queries (normalising the document
+    matrix, ...) is left out;
+  - a reranker (a kind with ``first_stage``; a fusion too): its first stage's ms per query as
+    above, plus ``score_query_docs`` over the first stage's top ``rerank_depth`` for every query
+    (what its ``retrieve`` scores), per query. A verifier then encodes only the query texts and
+    computes the maps and its network; a cross-encoder, which stores nothing, scores every pair
+    (its score cache is never pinned); a fusion pays both parts' ``score_query_docs``.
 * controls: pairs only (they have no retrieval).
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import os
 import statistics
 import time
@@ -37,13 +47,15 @@ import numpy as np
 
 from harness.cache import EmbeddingCache, namespace_id
 from harness.costs.machine import cpu_model, load_average, torch_threads
-from harness.costs.record import CostRecord, Machine, PairCost, QueryCost, Timing
-from harness.costs.workload import INDEX_QUERY, PAIRS_RULE, TOP_K, WARMUP_DOCS, Pairs, Queries, collection_queries, digest, near_miss_pairs
+from harness.costs.record import CostRecord, IndexCost, IndexPart, Machine, PairCost, QueryCost, Timing
+from harness.costs.workload import PAIRS_RULE, TOP_K, WARMUP_DOCS, Pairs, Queries, collection_queries, digest, near_miss_pairs
 from harness.provenance import environment, now
 from harness.run_context import RunContext
-from harness.scorers.base import Scorer
+from harness.scorers.base import DocumentStore, Scorer
 from harness.search import rank
 from harness.submissions import Registry, Submission, build_submission_scorer
+
+Chunks = list[tuple[list[bytes], list[np.ndarray]]]
 
 
 class _MemoryCache(EmbeddingCache):
@@ -51,24 +63,40 @@ class _MemoryCache(EmbeddingCache):
 
     def __init__(self, spec: dict):
         super().__init__(Path(), spec, enabled=False)
-        self.stored: list[tuple[list[bytes], list[np.ndarray]]] = []
+        self.stored: Chunks = []
 
     def put_many(self, keys, rows) -> None:
         super().put_many(keys, rows)
         self.stored.append((list(keys), list(rows)))
 
 
+@dataclass(frozen=True)
+class Clock:
+    wall: float  # ms
+    cpu: float  # ms of this process's CPU time (all its threads)
+
+
+@dataclass(frozen=True)
+class BuiltStore:
+    """A store built in this process: its timing, what it is, and the submission it was built for."""
+
+    clock: Clock
+    store: DocumentStore
+    built_for: str
+
+
 @dataclass
 class MeasureContext(RunContext):
     """A run context whose caches are in memory only (the disk cache is neither read nor written).
-    ``pin`` keeps what they hold now (a first stage's index); ``forget`` empties them down to that;
-    ``reset`` empties them and unpins."""
+    ``pin`` keeps what they hold now (the index); ``forget`` empties them down to that; ``reset``
+    empties them and unpins. ``pool`` keeps every index store built in this process (cache
+    namespace -> its spec and entries) and ``indexes`` their builds (``DocumentStore.key`` and
+    documents -> ``BuiltStore``), across the submissions timed in one process."""
 
     _memory: dict[str, _MemoryCache] = field(default_factory=dict, repr=False)
-    _pinned: dict[str, list[tuple[list[bytes], list[np.ndarray]]]] = field(default_factory=dict, repr=False)
-    # first stage -> its index (pinned caches) and the timing of its build, kept across the
-    # submissions timed in one process: rerankers over one first stage build its index once
-    indexes: dict[str, tuple[dict, Clock]] = field(default_factory=dict, repr=False)
+    _pinned: dict[str, Chunks] = field(default_factory=dict, repr=False)
+    pool: dict[str, tuple[dict, Chunks]] = field(default_factory=dict, repr=False)
+    indexes: dict[tuple[str, str], BuiltStore] = field(default_factory=dict, repr=False)
 
     def cache(self, spec: dict) -> EmbeddingCache:
         key = namespace_id(spec)
@@ -91,11 +119,16 @@ class MeasureContext(RunContext):
     def reset(self) -> None:
         self._pinned, self._memory = {}, {}
 
+    def load_pool(self) -> None:
+        """Put every store built earlier in this process into the caches (not pinned yet)."""
+        for key, (spec, chunks) in self.pool.items():
+            c = self._memory.setdefault(key, _MemoryCache(spec))
+            for keys, rows in chunks:
+                c.put_many(keys, rows)
 
-@dataclass(frozen=True)
-class Clock:
-    wall: float  # ms
-    cpu: float  # ms of this process's CPU time (all its threads)
+    def keep_in_pool(self) -> None:
+        """Add what the caches hold now (an index just built, with the pool it started from) to the pool."""
+        self.pool = {k: (c.spec, list(c.stored)) for k, c in self._memory.items()}
 
 
 def timed(fn: Callable[[], object]) -> Clock:
@@ -104,6 +137,12 @@ def timed(fn: Callable[[], object]) -> Clock:
     wall, cpu = time.perf_counter_ns(), time.process_time_ns()
     fn()
     return Clock((time.perf_counter_ns() - wall) / 1e6, (time.process_time_ns() - cpu) / 1e6)
+
+
+def timed_result(fn: Callable[[], object]) -> tuple[Clock, object]:
+    out: list[object] = []
+    clock = timed(lambda: out.append(fn()))
+    return clock, out[0]
 
 
 def _ms(x: float) -> float:
@@ -146,36 +185,76 @@ def pair_cost(scorer: Scorer, ctx: MeasureContext, pairs: Pairs, repeats: int) -
     )
 
 
+def distinct_parts(scorer: Scorer) -> list[Scorer]:
+    """``scorer.index_parts()`` with each scorer once (first place kept)."""
+    seen: set[int] = set()
+    out = []
+    for part in scorer.index_parts():
+        if id(part) not in seen:
+            seen.add(id(part))
+            out.append(part)
+    return out
+
+
+def index_cost(scorer: Scorer, ctx: MeasureContext, wl: Queries) -> IndexCost:
+    """Build the submission's index over the whole collection, part by part, timed; pin it. First
+    a warm-up on a few documents (models loaded, first calls made; what the caches hold already,
+    e.g. the search warm-up's document vectors, is used); then the caches are emptied. A store built
+    earlier in this process (same key, same documents) is found in the pool: its build is then near
+    free here and the earlier build's timing is recorded."""
+    corpus = wl.corpus
+    docs = digest(sorted(corpus.items()))
+    parts = distinct_parts(scorer)
+    warm = {d: corpus[d] for d in sorted(corpus)[:WARMUP_DOCS]}
+    for part in parts:
+        part.index_documents(warm)
+    ctx.reset()
+    ctx.load_pool()
+    out: list[IndexPart] = []
+    keys: set[str] = set()
+    for part in parts:
+        clock, store = timed_result(lambda part=part: part.index_documents(corpus))
+        if not isinstance(store, DocumentStore) or store.key in keys:
+            continue
+        keys.add(store.key)
+        built = ctx.indexes.setdefault((store.key, docs), BuiltStore(clock, store, scorer.config.name))
+        out.append(
+            IndexPart(
+                submission=part.config.name,
+                kind=part.kind,
+                stores=store.stores,
+                bytes=store.nbytes,
+                build=timing([built.clock]),
+                built_for=None if built.built_for == scorer.config.name else built.built_for,
+            )
+        )
+    ctx.keep_in_pool()
+    ctx.pin()
+    n = len(corpus)
+    total = sum(p.bytes for p in out)
+    return IndexCost(
+        collection=wl.name,
+        documents=n,
+        ms_per_doc=_ms(sum(p.build.wall_ms[0] for p in out) / n),
+        cpu_ms_per_doc=_ms(sum(p.build.cpu_ms[0] for p in out) / n),
+        bytes=total,
+        bytes_per_doc=round(total / n, 2),
+        stores=" + ".join(p.stores for p in out) or "nothing per document",
+        parts=out,
+    )
+
+
 @dataclass
 class _Search:
-    index: Clock
     all: list[Clock]
     one: list[Clock]
     per_query: Clock
 
 
-def first_stage_key(first: Scorer) -> str:
-    return json.dumps(first.config.model_dump(mode="json"), sort_keys=True)
-
-
 def search_cost(first: Scorer, ctx: MeasureContext, wl: Queries, top_k: int, repeats: int) -> _Search:
-    """``first.retrieve``: warm-up on a few documents, the index built (timed) and pinned, then
-    per repeat all the queries and the first alone. An embedding index already built in this
-    process for the same first stage (``ctx.indexes``) is reused, with the timing of its build."""
+    """``first.retrieve`` against the pinned index: per repeat all the queries and the first alone."""
     queries, corpus = wl.queries, wl.corpus
     one = dict([next(iter(queries.items()))])
-    ctx.reset()
-    first.retrieve(queries, {d: corpus[d] for d in sorted(corpus)[:WARMUP_DOCS]}, top_k)  # warm-up
-    ctx.reset()
-    key = first_stage_key(first)
-    if key in ctx.indexes:
-        pinned, index = ctx.indexes[key]
-        ctx._pinned = {k: list(v) for k, v in pinned.items()}
-    else:
-        index = timed(lambda: first.retrieve({"index": INDEX_QUERY}, corpus, top_k))
-        ctx.pin()
-        if any(ctx._pinned.values()):  # embedding kinds: the documents' vectors (lexical kinds keep theirs in the scorer)
-            ctx.indexes[key] = ({k: list(v) for k, v in ctx._pinned.items()}, index)
     all_, one_ = [], []
     for _ in range(repeats):
         ctx.forget()
@@ -187,24 +266,28 @@ def search_cost(first: Scorer, ctx: MeasureContext, wl: Queries, top_k: int, rep
         _ms(statistics.median((a.wall - o.wall) / extra for a, o in zip(all_, one_, strict=True))),
         _ms(statistics.median((a.cpu - o.cpu) / extra for a, o in zip(all_, one_, strict=True))),
     )
-    return _Search(index, all_, one_, marginal)
+    return _Search(all_, one_, marginal)
 
 
-def query_cost(scorer: Scorer, ctx: MeasureContext, wl: Queries, repeats: int) -> QueryCost:
+def query_cost(scorer: Scorer, ctx: MeasureContext, wl: Queries, repeats: int) -> tuple[IndexCost, QueryCost]:
+    """The index built (``index_cost``), then the query timings against it (module docstring)."""
     reranker = is_reranker(scorer)
     first: Scorer = scorer.first_stage if reranker else scorer  # type: ignore[attr-defined]
     depth = int(scorer.config.rerank_depth) if reranker else None  # type: ignore[attr-defined]
+    queries, corpus = wl.queries, wl.corpus
+    ctx.reset()
+    first.retrieve(queries, {d: corpus[d] for d in sorted(corpus)[:WARMUP_DOCS]}, depth or TOP_K)  # warm-up: the query side
+    index = index_cost(scorer, ctx, wl)  # resets, builds, pins
     search = search_cost(first, ctx, wl, depth or TOP_K, repeats)
     common = dict(
         collection=wl.name,
         source=wl.source,
         revision=wl.revision,
-        corpus_docs=len(wl.corpus),
-        queries=len(wl.queries),
-        sha256=digest(list(wl.queries.values())),
+        corpus_docs=len(corpus),
+        queries=len(queries),
+        sha256=digest(list(queries.values())),
         first_stage=first.config.name,
         top_k=depth or TOP_K,
-        index=timing([search.index]),
         search_ms_per_query=search.per_query.wall,
         search_cpu_ms_per_query=search.per_query.cpu,
         search_all=timing(search.all),
@@ -212,27 +295,27 @@ def query_cost(scorer: Scorer, ctx: MeasureContext, wl: Queries, repeats: int) -
     )
     if not reranker:
         ctx.reset()
-        return QueryCost(ms_per_query=search.per_query.wall, cpu_ms_per_query=search.per_query.cpu, **common)
+        return index, QueryCost(ms_per_query=search.per_query.wall, cpu_ms_per_query=search.per_query.cpu, **common)
     ctx.forget()  # the index stays
-    run = first.retrieve(wl.queries, wl.corpus, depth).run  # the candidates (not timed)
+    run = first.retrieve(queries, corpus, depth).run  # the candidates (not timed)
     qs: list[str] = []
     ds: list[str] = []
     first_n = 0
-    for i, (qid, text) in enumerate(wl.queries.items()):
+    for i, (qid, text) in enumerate(queries.items()):
         for did in rank(run.get(qid, {}), depth):
             qs.append(text)
-            ds.append(wl.corpus[did])
+            ds.append(corpus[did])
         if i == 0:
             first_n = len(qs)
-    ctx.reset()
+    ctx.forget()
     scorer.score_query_docs(qs[: max(first_n, 1)], ds[: max(first_n, 1)])  # warm-up
     clocks = []
     for _ in range(repeats):
-        ctx.reset()
+        ctx.forget()  # the index stays; the queries' encodings (and a cross-encoder's scores) go
         clocks.append(timed(lambda: scorer.score_query_docs(qs, ds)))
     ctx.reset()
-    rerank = per(clocks, len(wl.queries))
-    return QueryCost(
+    rerank = per(clocks, len(queries))
+    return index, QueryCost(
         ms_per_query=_ms(search.per_query.wall + rerank.wall),
         cpu_ms_per_query=_ms(search.per_query.cpu + rerank.cpu),
         rerank_depth=depth,
@@ -266,18 +349,21 @@ def measure(
 ) -> CostRecord:
     """Time ``sub`` on the workload (module docstring) and return its cost record. ``announce``
     hears one line when the workload is loaded and the timing starts. Pass one ``ctx`` to time
-    several submissions in a process: a first stage's index is then built once."""
+    several submissions in a process: a store they share (a first stage's index, a verifier
+    encoder's document tokens) is then built once."""
     ctx = ctx if ctx is not None else MeasureContext(device=device, use_cache=False, trust_remote_code=trust_remote_code)
     scorer = build_submission_scorer(sub, ctx, registry)
     fingerprints = scorer.fingerprints()  # resolves the weights: a missing model stops here
     pair_wl = near_miss_pairs(pairs, data_dir)
     query_wl = None if scorer.is_control else collection_queries(queries, data_dir)
     if announce is not None:
-        what = f"{len(pair_wl.a)} pairs" + ("" if query_wl is None else f", {len(query_wl.queries)} {query_wl.name} queries")
+        what = f"{len(pair_wl.a)} pairs"
+        if query_wl is not None:
+            what += f", its index of {query_wl.name} ({len(query_wl.corpus)} documents), {len(query_wl.queries)} queries"
         announce(f"timing {sub.name} ({sub.kind}): {what}, {repeats} repeats after a warm-up")
     load_start = load_average()
     pc = pair_cost(scorer, ctx, pair_wl, repeats)
-    qc = query_cost(scorer, ctx, query_wl, repeats) if query_wl is not None else None
+    ic, qc = query_cost(scorer, ctx, query_wl, repeats) if query_wl is not None else (None, None)
     machine = Machine(
         cpu=cpu_model(),
         logical_cpus=os.cpu_count(),
@@ -294,6 +380,7 @@ def measure(
         fingerprints=fingerprints,
         repeats=repeats,
         pairs=pc,
+        index=ic,
         queries=qc,
         machine=machine,
         **environment(),  # type: ignore[arg-type]

@@ -27,9 +27,7 @@ FIELDS = ("pos_close", "pos_far", "neg_close", "neg_far")  # the suite's order (
 PAIRS_RULE = (
     "items sorted by id, ceil(pairs / 4) evenly spaced; per item (anchor, x) for x in pos_close, pos_far, neg_close, neg_far, field by field; cut to pairs"
 )
-# The query of the first search over the corpus (the one that builds the index): outside the workload.
-INDEX_QUERY = "index build: a query that is not part of the timed workload"
-WARMUP_DOCS = 16  # documents of the warm-up search (loads the model; the corpus is indexed after it)
+WARMUP_DOCS = 16  # documents of the warm-ups (search, index build: load the models; the corpus is indexed after them)
 
 
 def digest(texts: object) -> str:

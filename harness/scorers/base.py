@@ -91,6 +91,24 @@ class ModelFields(SubmissionBase):
 
 
 @dataclass(frozen=True)
+class DocumentStore:
+    """What a kind stores per document at index time (``Scorer.index_documents``), for the documents
+    it was built over: a one-line description, the bytes held at the precision actually stored, and
+    a key naming the store (two stores with equal keys over the same documents hold the same arrays:
+    ``cbench cost`` builds such a store once and counts it once)."""
+
+    stores: str  # e.g. "pooled vectors float32 (384 dims)", "document token embeddings float16 (mean 118 tokens x 384 dims)"
+    nbytes: int  # bytes stored for all the documents, at the stored precision (float16 tokens: tokens x dim x 2)
+    documents: int
+    key: str  # what the arrays are apart from the documents: the cache namespace's spec, or the kind's index settings
+
+
+def store_key(kind: str, spec: dict) -> str:
+    """``DocumentStore.key`` from a JSON-able spec (a cache spec, a kind's index settings)."""
+    return json.dumps({"store": kind, **spec}, sort_keys=True)
+
+
+@dataclass(frozen=True)
 class Retrieval:
     """What ``Scorer.retrieve`` returns: the run ({query_id: {doc_id: score}}, each query's top
     ``top_k``) and, for a reranker, the run of its first stage that it reordered, so the suite can
@@ -162,6 +180,25 @@ class Scorer(ABC):
             last = self._corpus_index = (key, build([corpus[d] for d in doc_ids]))
             self.ctx.count("texts_indexed", len(doc_ids))
         return last[1]
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """The index hook: build what this kind itself stores per document at index time for
+        ``corpus`` ({doc id: text}), in the same caches retrieval and reranking read (the embedding
+        cache of ``self.ctx``; ``corpus_index`` for BM25 / TF-IDF), so that later ``retrieve`` /
+        ``score_query_docs`` calls over these documents find them there; return what it stores and
+        its size (``DocumentStore``). None (the default): nothing of its own per document (a
+        cross-encoder scores every pair at query time; controls have no retrieval).
+
+        Only this kind's own store: a reranker's first stage has its own hook, and ``index_parts``
+        says whose stores make up a submission's index."""
+        return None
+
+    def index_parts(self) -> list[Scorer]:
+        """The scorers whose ``index_documents`` together make up this submission's index, first
+        stage first: a first stage itself; a reranker (a kind with ``first_stage``) its first
+        stage's parts and itself. A part listed twice, or two stores with one key, count once."""
+        first = getattr(self, "first_stage", None)
+        return [*(first.index_parts() if isinstance(first, Scorer) else []), self]
 
     def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
         """s(queries[i], docs[i]) for every i, as retrieval scores a document for a query: the query
@@ -270,6 +307,13 @@ class EmbeddingScorer(Scorer):
     def score_query_docs(self, queries: list[str], docs: list[str]) -> np.ndarray:
         # As retrieval: queries in the query role, documents in the document role (prompts apply).
         return self._rowwise(self.embed(queries, "query", label="encoding queries"), self.embed(docs, "document", label="encoding documents"))
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """One pooled vector per document (document role), float32 as stored in the cache and
+        searched (``exact_search`` multiplies float32 matrices): documents x dim x 4 bytes."""
+        d = self.embed(list(corpus.values()), "document", label="index")
+        dim = int(d.shape[1]) if d.ndim == 2 and len(d) else 0
+        return DocumentStore(f"pooled vectors {d.dtype} ({dim} dims)", int(d.nbytes), len(corpus), store_key("pooled", self.cache_spec("document")))
 
     def _rowwise(self, ea: np.ndarray, eb: np.ndarray) -> np.ndarray:
         """The similarity (cosine or dot) of row i of ``ea`` with row i of ``eb``."""

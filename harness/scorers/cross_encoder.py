@@ -28,7 +28,7 @@ from harness.errors import CBenchError
 from harness.model_refs import check_remote_code
 from harness.names import NAME_PATTERN
 from harness.run_context import RunContext
-from harness.scorers.base import ModelFields, ModelScorer, Retrieval, Scorer, config_hash
+from harness.scorers.base import DocumentStore, ModelFields, ModelScorer, Retrieval, Scorer, config_hash
 from harness.search import rank
 from harness.ui import progress_bar
 
@@ -121,6 +121,12 @@ class CrossEncoderScorer(ModelScorer):
         for (qid, did), s in zip(where, scores.tolist(), strict=True):
             per_query[qid].append((did, s))
         return Retrieval({qid: rank(docs, top_k) for qid, docs in per_query.items()}, first_stage_run=first)
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """Nothing: every (query, candidate) pair is a full forward pass at query time, so there is
+        nothing to store per document (the index is its first stage's). Scores nothing either: the
+        score cache must stay empty for the query timing."""
+        return None
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):

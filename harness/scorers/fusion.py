@@ -172,6 +172,15 @@ class FusionScorer(Scorer):
         fused = fuse_runs(first, second, self.cfg)
         return Retrieval({qid: rank(docs, top_k) for qid, docs in fused.items()}, first_stage_run=first)
 
+    def index_parts(self) -> list[Scorer]:
+        """The first stage's parts, then the verifier's own store (not its first stage's: a fusion
+        scores the verifier on its own first stage's candidates; when the two first stages are one
+        submission, it is counted once)."""
+        verifier = self.verifier.index_parts()
+        behind = getattr(self.verifier, "first_stage", None)
+        own = verifier[len(behind.index_parts()) :] if isinstance(behind, Scorer) else verifier
+        return [*self.first_stage.index_parts(), *own]
+
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         return fuse_scores(self.first_stage.score_pairs(a, b), self.verifier.score_pairs(a, b), self.cfg)
 

@@ -39,7 +39,7 @@ from pydantic import Field
 
 from harness.model_refs import check_remote_code, declared_int
 from harness.run_context import RunContext
-from harness.scorers.base import ModelFields, ModelScorer, Retrieval
+from harness.scorers.base import DocumentStore, ModelFields, ModelScorer, Retrieval, store_key
 from harness.search import rank_row
 from harness.ui import progress_bar
 
@@ -201,6 +201,18 @@ class LateInteractionScorer(ModelScorer):
 
         rows = self.cached_rows(self.cache_spec(role), texts, encode, f"{label} ({role} tokens)")
         return [torch.from_numpy(np.ascontiguousarray(r)) for r in rows]
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """Every document's token embeddings (document role, at most ``document_length``, the
+        skiplist applied), float16 as cached and read by MaxSim: tokens x dim x 2 bytes."""
+        rows = self.embed(list(corpus.values()), "document", label="index")
+        tokens = sum(int(r.shape[0]) for r in rows)
+        dim = int(rows[0].shape[1]) if rows else 0
+        mean = tokens / len(rows) if rows else 0.0
+        dtype = str(rows[0].dtype).removeprefix("torch.") if rows else "float16"
+        what = f"document token embeddings {dtype} (mean {mean:.0f} tokens x {dim} dims)"
+        nbytes = sum(int(r.numel()) * int(r.element_size()) for r in rows)
+        return DocumentStore(what, nbytes, len(rows), store_key("tokens", self.cache_spec("document")))
 
     # -- scoring -------------------------------------------------------------------------
     def retrieve(self, queries: dict[str, str], corpus: dict[str, str], top_k_: int) -> Retrieval:

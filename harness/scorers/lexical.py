@@ -46,7 +46,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.run_context import RunContext
-from harness.scorers.base import Retrieval, Scorer, SubmissionBase
+from harness.scorers.base import DocumentStore, Retrieval, Scorer, SubmissionBase, store_key
 from harness.search import rank_row
 from harness.ui import progress_bar
 
@@ -127,6 +127,23 @@ class LexicalScorer(Scorer):
                 run[qid] = rank_row(index.scores(ids), doc_ids, top_k, candidates=index.matching(ids))
                 advance()
         return Retrieval(run)
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """The BM25 index ``retrieve`` searches (``corpus_index``, kept by the scorer): bm25s's
+        precomputed score of every (term, document) as a sparse matrix, its arrays' bytes (data,
+        indices, indptr, and the non-occurrence array of bm25l / bm25+); the vocabulary (a Python
+        dict) is not counted."""
+        index: Index = self.corpus_index(corpus, list(corpus), lambda texts: Index(self.cfg, texts))
+        arrays = [] if index.empty else [index.bm25.scores[k] for k in ("data", "indices", "indptr")]
+        extra = getattr(index.bm25, "nonoccurrence_array", None)
+        if extra is not None and not index.empty:
+            arrays.append(np.asarray(extra))
+        nbytes = sum(int(np.asarray(a).nbytes) for a in arrays)
+        terms = 0 if index.empty else len(index.bm25.scores["indptr"]) - 1  # the matrix's terms (bm25s' vocabulary also holds "")
+        dtype = arrays[0].dtype if arrays else np.dtype(np.float32)
+        what = f"BM25 term-document scores, sparse {dtype} ({terms} terms; vocabulary not counted)"
+        settings = self.cfg.model_dump(mode="json", exclude=set(SubmissionBase.model_fields) - {"kind"})
+        return DocumentStore(what, nbytes, len(corpus), store_key("bm25", settings))
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         raw, own = self._pair_set_scores(a, b)

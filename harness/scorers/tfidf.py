@@ -55,7 +55,7 @@ import numpy as np
 from pydantic import Field
 
 from harness.run_context import RunContext
-from harness.scorers.base import Retrieval, Scorer, SubmissionBase
+from harness.scorers.base import DocumentStore, Retrieval, Scorer, SubmissionBase, store_key
 from harness.search import rank_row
 
 _PUNCTUATION = {ord(c): None for c in string.punctuation}
@@ -135,6 +135,19 @@ class TfidfScorer(Scorer):
                 cand = scores.indices[lo:hi]
                 run[qid] = rank_row(scores.data[lo:hi], [doc_ids[j] for j in cand], top_k)
         return Retrieval(run)
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """The fitted corpus ``retrieve`` searches (``corpus_index``, kept by the scorer): the
+        documents' TF-IDF matrix (scikit-learn sparse: data, indices, indptr) and the vectorizer's
+        IDF array; the vocabulary (a Python dict) is not counted."""
+        vectorizer, docs_t = self.corpus_index(corpus, list(corpus), self._fit_corpus)
+        arrays = [] if docs_t is None else [docs_t.data, docs_t.indices, docs_t.indptr, vectorizer.idf_]
+        nbytes = sum(int(a.nbytes) for a in arrays)
+        terms = 0 if docs_t is None else len(vectorizer.idf_)
+        dtype = arrays[0].dtype if arrays else np.dtype(np.float64)
+        what = f"TF-IDF document vectors, sparse {dtype}, + IDF ({terms} terms; vocabulary not counted)"
+        settings = self.cfg.model_dump(mode="json", exclude=(set(SubmissionBase.model_fields) - {"kind"}) | {"idf_from"})  # idf_from: pairs only
+        return DocumentStore(what, nbytes, len(corpus), store_key("tfidf", settings))
 
     def score_pairs(self, a: list[str], b: list[str]) -> np.ndarray:
         if len(a) != len(b):

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from harness.errors import CBenchError
 from harness.run_context import RunContext
-from harness.scorers.base import Retrieval, Scorer, SubmissionBase
+from harness.scorers.base import DocumentStore, Retrieval, Scorer, SubmissionBase, store_key
 from harness.scorers.encoder import EncoderScorer
 from harness.search import rank
 
@@ -92,15 +92,30 @@ class VerifierScorer(Scorer):
     def token_spec(self) -> dict:
         return {"kind": "encoder-tokens", "weights": self.encoder.weights_fingerprint, "max_length": self.cfg.max_length, "dtype": "float16"}
 
-    def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
+    def token_rows(self, texts: list[str], label: str = "token embeddings") -> list[np.ndarray]:
+        """(tokens, dim) float16 per text, through the embedding cache (as stored)."""
         from harness.simmap_nets.tokens import encode_tokens
 
         def encode(batch: list[str]) -> list[np.ndarray]:
             embs = encode_tokens(self.encoder.model, batch, max_length=self.cfg.max_length, batch_size=self.encoder.cfg.batch_size)
             return [e.detach().cpu().numpy().astype(np.float16) for e in embs]
 
-        rows = self.cached_rows(self.token_spec(), texts, encode, label)
-        return [torch.from_numpy(r.astype(np.float32)) for r in rows]
+        return self.cached_rows(self.token_spec(), texts, encode, label)
+
+    def tokens(self, texts: list[str], label: str = "token embeddings") -> list[torch.Tensor]:
+        return [torch.from_numpy(r.astype(np.float32)) for r in self.token_rows(texts, label)]
+
+    def index_documents(self, corpus: dict[str, str]) -> DocumentStore | None:
+        """The encoder's token embeddings of every document (special tokens included, at most
+        ``max_length``), float16 as cached and read when reranking: tokens x dim x 2 bytes. The first
+        stage's index is its own part (``index_parts``)."""
+        rows = self.token_rows(list(corpus.values()), "index: document token embeddings")
+        tokens = sum(int(r.shape[0]) for r in rows)
+        dim = int(rows[0].shape[1]) if rows else 0
+        mean = tokens / len(rows) if rows else 0.0
+        dtype = rows[0].dtype if rows else np.dtype(np.float16)
+        what = f"document token embeddings {dtype} (mean {mean:.0f} tokens x {dim} dims)"
+        return DocumentStore(what, sum(int(r.nbytes) for r in rows), len(rows), store_key("tokens", self.token_spec()))
 
     def _score(self, a: list[str], b: list[str]) -> np.ndarray:
         from harness.simmap_nets.simmap import score_pairs

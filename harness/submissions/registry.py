@@ -62,6 +62,12 @@ class Submission:
         build = self.config.build
         return f"needs `{build.command}` ({build.time})" if build is not None and self.unbuilt else "runnable"
 
+    @property
+    def short_status(self) -> str:
+        """``status`` without the build time: ``runnable`` or ``needs <build command>``."""
+        build = self.config.build
+        return f"needs {build.command}" if build is not None and self.unbuilt else "runnable"
+
     def check_built(self) -> None:
         """One line naming the build command while what it makes is missing."""
         build: BuildStep | None = self.config.build

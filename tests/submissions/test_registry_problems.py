@@ -13,7 +13,7 @@ from harness.errors import CBenchError
 from harness.submissions import Registry, load_submission
 
 runner = CliRunner()
-KINDS = "control, cross-encoder, encoder, late-interaction, lexical, static, tfidf, verifier"
+KINDS = "control, cross-encoder, encoder, fusion, late-interaction, lexical, static, tfidf, verifier"
 
 
 def invoke(*args: str):
