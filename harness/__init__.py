@@ -9,7 +9,7 @@ def __getattr__(name: str):
         from harness.finetune.evaluator import NearMissEvaluator
 
         return NearMissEvaluator
-    if name in {"results_frame", "leaderboard_frame"}:
+    if name in {"results_frame", "leaderboard_frame", "runs_frame"}:
         from harness import tables
 
         return getattr(tables, name)

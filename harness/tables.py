@@ -71,3 +71,29 @@ def leaderboard_frame(results_dir: str | Path = "leaderboard/results", cost_dir:
 
     board = build(Path(results_dir), Registry().all(), cost_dir=None if cost_dir is None else Path(cost_dir))
     return pd.read_csv(io.StringIO(render_csv(board)), keep_default_na=False, na_values=[""])
+
+
+RUN_COLUMNS = ["dataset", "query", "doc", "rank", "score", "role"]
+
+
+def runs_frame(submission: str, suite: str, results_dir: str | Path = "leaderboard/results") -> pd.DataFrame:
+    """The ranked runs a retrieval results file keeps (``harness.runs``): one row per (dataset,
+    query, document), ``role`` "run" (the submission's own ranking) or "first_stage" (a reranker's
+    candidates as its first stage scored them); each file checked against the sha256 the results
+    record. A CBenchError names the file when the results keep no runs (made before runs were
+    kept). For ranx: ``ranx.Run(df[df.role == "run"]...)`` or ``harness.runs.read_kept_runs``."""
+    import pandas as pd
+
+    from harness.results import results_path
+    from harness.runs import read_kept_runs
+
+    path = results_path(Path(results_dir), submission, suite)
+    r = read_results(path)
+    rows = []
+    for ds in r.datasets:
+        kept = read_kept_runs(path, r.details, ds)
+        for role, run in (("run", kept.run), ("first_stage", kept.first_stage)):
+            for qid, docs in sorted((run or {}).items()):
+                for i, (did, score) in enumerate(sorted(docs.items(), key=lambda kv: (-kv[1], kv[0])), start=1):
+                    rows.append((ds, qid, did, i, score, role))
+    return pd.DataFrame(rows, columns=RUN_COLUMNS)

@@ -94,3 +94,21 @@ def test_runner_keeps_runs_that_reproduce_the_metrics(tmp_path, monkeypatch):
         qrels.setdefault(q, {})[d] = s
     assert evaluate(qrels, kept.run)["ndcg@10"] == pytest.approx(results["datasets"]["tiny"]["ndcg@10"], abs=1e-12)
     assert results["details"]["tiny"]["runs"]["run"]["sha256"].startswith("sha256:")
+
+
+def test_runs_frame_for_notebooks(tmp_path, monkeypatch):
+    """harness.runs_frame: the kept runs as a DataFrame, ranks in the harness's order."""
+    from typer.testing import CliRunner
+
+    import harness
+    from cbench_testutil import TINY_DOCS, TINY_QRELS, TINY_QUERIES, write_beir
+    from harness.cli import app
+
+    monkeypatch.setenv("CBENCH_CACHE", str(tmp_path / "cache"))
+    beir = write_beir(tmp_path / "tiny", TINY_DOCS, TINY_QUERIES, TINY_QRELS)
+    res = CliRunner().invoke(app, ["run", "--model", "tfidf", "--suite", str(beir), "--results-dir", str(tmp_path / "r"), "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    df = harness.runs_frame("tfidf", "tiny", tmp_path / "r")
+    assert list(df.columns) == ["dataset", "query", "doc", "rank", "score", "role"] and set(df.role) == {"run"} and len(df)
+    for _q, g in df.groupby("query"):
+        assert list(g["rank"]) == list(range(1, len(g) + 1)) and list(g["score"]) == sorted(g["score"], reverse=True)
