@@ -16,9 +16,10 @@ HEADER = """\
 # Written by `cbench fuse` (harness/fusion/fit.py); rerun the command in `fit.command` to refit.
 # fused(q, d) = (s1 - first_stage_norm.mean) / first_stage_norm.scale
 #             + weight * (s2 - verifier_norm.mean) / verifier_norm.scale
-# s1: the first stage's score, s2: the verifier's. The norms and the weight were set on development
-# queries only ({dev}); `fit` records the rule, the grid and every development point (descriptive:
-# not part of the submission hash). No test query was used.
+# s1: the first stage's score, s2: the verifier's. The norms and the weight were set on
+# development queries only: {dev}.
+# `fit` records the rule, the grid and every development point (descriptive: not part of the
+# submission hash). No test query was used.
 """
 
 

@@ -27,7 +27,10 @@ def leaderboard(
     results_dir: ResultsDir = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg (default: leaderboard/)."),
+        typer.Option(
+            "--out",
+            help="Folder for leaderboard.md, leaderboard.csv, index.html, tradeoff.svg and explore/, the files index.html loads (default: leaderboard/).",
+        ),
     ] = None,
     retrieval: Annotated[
         str | None,
@@ -78,7 +81,7 @@ def leaderboard(
     for problem in registry.problems:  # its results show as unregistered
         for line in problem.lines:
             err_console.print(f"[yellow]warning:[/yellow] {escape(line)} (left out of the submissions)", highlight=False, soft_wrap=True)
-    for w in lb.warnings:
+    for w in lb.warnings:  # for whoever builds the board: here, never on the page or in leaderboard.md
         err_console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
     if fmt is Format.rich:
         _print_rich(lb)
@@ -88,8 +91,19 @@ def leaderboard(
     out_dir = out or LEADERBOARD_DIR
     for note in lb.axis_notes:
         err_console.print(note, highlight=False, soft_wrap=True)
-    for path in write_all(lb, out_dir):
+    from harness.leaderboard.explorer import EXPLORE_DIR
+
+    paths = write_all(lb, out_dir)
+    for path in paths[:4]:
         err_console.print(f"wrote {path}", highlight=False, soft_wrap=True, markup=False)
+    if explore := paths[4:]:
+        n = len(explore)
+        err_console.print(
+            f"wrote {n} explorer file{'s' if n != 1 else ''} under {out_dir / EXPLORE_DIR} (loaded by index.html; keep the folder beside it)",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
+        )
 
 
 def _check(rdir: Path, subs: dict, bad_submissions: list[CBenchError]) -> None:

@@ -239,8 +239,10 @@ def choose_retrieval(
         key=lambda s: (-_scored(by_suite, s), facts[s].preference if s in facts else 100, s),
     )
     if not candidates:
-        return None, f"{label_of(labels, requested)} results: {have}; no retrieval suite has complete results, so the retrieval axis is empty"
-    return candidates[0], f"{label_of(labels, requested)} results: {have}; retrieval axis = {candidates[0]}"
+        return None, f"The retrieval axis is empty: no retrieval suite has complete results ({label_of(labels, requested)} results: {have})."
+    return candidates[0], (
+        f"The retrieval axis is {candidates[0]}, the retrieval suite with the most complete results ({label_of(labels, requested)} results: {have})."
+    )
 
 
 def _ordered_keys(results: list[Results], preferred: list[str] | None = None) -> list[str]:
@@ -346,7 +348,7 @@ def build(
     axis_notes = [ret_note] if ret_note else []
     if not _scored(by_suite, composition):
         have = "none complete" if composition in by_suite else "none"
-        axis_notes.append(f"{label_of(labels, composition)} results: {have}; the composition axis is empty")
+        axis_notes.append(f"The composition axis is empty ({label_of(labels, composition)} results: {have}).")
     extras = {
         n: _metric(list(by_suite[n].values()), facts[n].main_metric)
         for _p, n in sorted((facts[n].preference, n) for n in by_suite if facts[n].role == "extra")
@@ -382,12 +384,7 @@ def build(
             if stale:
                 notes.append(f"results for {', '.join(stale)} were made with a different version of the submission YAML (hash differs); rerun with --overwrite")
         kind = sub.kind if sub is not None else str(config.get("kind", "unknown"))
-        # controls have no retrieval; the command reruns what they were run on
-        suites = (
-            [s for s in (composition, second, *extras) if s and name in by_suite.get(s, {})]
-            if is_control(kind)
-            else [s for s in (ret_suite, composition, second) if s]
-        )
+        suites = reproduce_suites(name, kind, by_suite, [ret_suite, composition, second], list(extras), [r.suite for r in own])
         limits = {r.metadata.limit_queries for r in (r_ret, r_comp, r_second) if r is not None and r.metadata.limit_queries}
         reproduce = run_command(
             name,
@@ -481,6 +478,19 @@ def build(
         gate_suites=gate_suites,
         curves=curves,
     )
+
+
+def reproduce_suites(name: str, kind: str, by_suite: dict[str, dict[str, Results]], columns: list[str | None], extras: list[str], own: list[str]) -> list[str]:
+    """The suites a row's reproduce command names: only those it has results for. A ranked row: the
+    axes and the second column (``columns``), then its runs on single BEIR folders (they fill an axis
+    column); a control (no retrieval): the composition columns and extra suites. A row with none of
+    those: its extra suites, else every suite it has."""
+    has = [s for s in own if name in by_suite.get(s, {})]  # own: its results' suites, dev suites aside (not in by_suite)
+    if is_control(kind):
+        picked = [s for s in (*columns[1:], *extras) if s in has]
+    else:
+        picked = [s for s in columns if s in has] + [s for s in has if s not in columns and is_folder_run(by_suite[s][name])]
+    return picked or [s for s in extras if s in has] or has
 
 
 def _gate(scored: ScoredCache, name: str, suite: str, dev: str, labels: dict[str, str]) -> Gate | Cell:

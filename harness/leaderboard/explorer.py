@@ -1,5 +1,5 @@
-"""The failure browser's data, embedded in index.html as one block (:class:`BrowserData`: JSON,
-gzip-compressed, base64; the page unpacks it with the browser's DecompressionStream).
+"""The failure browser's data, written beside index.html as one file per submission and one per
+suite (:func:`explore_files`), each loaded by the page when it is selected.
 
 Per near-miss suite whose data is in the repository (``NearMissSuite.shipped_data``: nearmiss,
 nearmiss-hand), the texts of its items, the words of each candidate that differ from the anchor
@@ -13,21 +13,36 @@ Compact: each distinct score of an item (a "slot": s(left text, right text)) is 
 ``round(score * scale)``; a comparison names its positive and negative slot; which comparisons an
 item got right is one bit mask. A submission scored on other data than the file holds now
 (recorded data revision differs) is left out with a note.
+
+Files (``explore/`` beside index.html; :data:`EXPLORE_DIR`): ``explore/items/<suite>.js`` holds a
+suite's texts (:class:`BrowserSuite` less the scores), ``explore/<submission>.js`` a submission's
+scores on every browser suite and its reranking tables (``reranks.py``). Each file is one call,
+``cbenchExplore(kind, name, id, block)``: ``block`` is the JSON, gzip-compressed (no timestamp) and
+base64-encoded (:func:`pack`), ``id`` the first 16 hex digits of the block's sha256. The page inserts
+a file as a ``<script>`` element when it needs it (that works from a ``file://`` path, where
+``fetch()`` of a local file does not, and over http), and keeps an index of every file's path and id
+(:func:`explore_index`), so a file left over from another build is refused, not misread. The same
+results give the same bytes.
 """
 
 from __future__ import annotations
 
 import base64
 import gzip
+import hashlib
 import json
 import re
+from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from harness.data.nearmiss import NearMissData
 from harness.errors import CBenchError
 from harness.leaderboard.collect import Leaderboard
+from harness.leaderboard.reranks import Rerank, rerank_payload
+from harness.names import NAME_PATTERN
 from harness.sidecar import ItemScores
 from harness.suites.nearmiss import COMPARISON_TEXTS, NearMissSuite
 from harness.suites.registry import shipped_suites
@@ -208,16 +223,96 @@ def browser_data(lb: Leaderboard) -> BrowserData:
     return BrowserData(submissions=names, suites=suites, notes=notes)
 
 
-def embed(data: BrowserData) -> str:
-    """The block's text: compact JSON, gzip-compressed (level 9, no timestamp: the same bytes on every
-    build), base64. Base64 has no ``<``, ``>`` or ``&``, so no text can close the element."""
-    text = json.dumps(data.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+def pack(obj: object) -> str:
+    """A file's block: compact JSON, gzip-compressed (level 9, no timestamp: the same bytes on every
+    build), base64. Base64 has no quote, ``<``, ``>`` or ``&``, so it sits in any string literal."""
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return base64.b64encode(gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)).decode("ascii")
 
 
-def unembed(block: str) -> BrowserData:
-    """The data back from :func:`embed`'s text (tests, and anyone reading a page)."""
-    return BrowserData.model_validate(json.loads(gzip.decompress(base64.b64decode(block.strip()))))
+def unpack(block: str) -> Any:
+    """The JSON back from :func:`pack`'s block (tests, and anyone reading the files)."""
+    return json.loads(gzip.decompress(base64.b64decode(block.strip())))
+
+
+EXPLORE_DIR = "explore"  # beside index.html
+CALLBACK = "cbenchExplore"  # the global each file calls (the page defines it)
+ITEMS = "items"  # kind of a suite's texts file: explore/items/<suite>.js
+SUBMISSION = "submission"  # kind of a submission's file: explore/<submission>.js
+
+
+@dataclass(frozen=True)
+class ExploreFile:
+    """One file under explore/: ``path`` relative to the page's folder."""
+
+    path: str
+    kind: str
+    name: str
+    id: str
+    text: str
+
+
+def _stems(names: list[str]) -> dict[str, str]:
+    """name -> file name stem: the name itself when it is a plain name (harness.names) that no other
+    name equals but for case (a case-insensitive disk would mix them up), else ``_`` and 16 hex
+    digits of its sha256 (a plain name never starts with ``_``)."""
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in sorted(names):
+        stem = name if re.fullmatch(NAME_PATTERN, name) and name.lower() not in taken else "_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:16]
+        taken.add(stem.lower())
+        out[name] = stem
+    return out
+
+
+def _file(kind: str, name: str, path: str, payload: object) -> ExploreFile:
+    block = pack(payload)
+    fid = hashlib.sha256(block.encode("ascii")).hexdigest()[:16]
+    args = ", ".join(json.dumps(a) for a in (kind, name, fid, block))
+    text = f"/* cbench leaderboard: explorer data, loaded by index.html (harness/leaderboard/explorer.py) */\n{CALLBACK}({args});\n"
+    return ExploreFile(path, kind, name, fid, text)
+
+
+def suite_payload(s: BrowserSuite) -> dict:
+    """A suite's texts file: everything of :class:`BrowserSuite` but the submissions' scores."""
+    return s.model_dump(mode="json", exclude={"submissions"})
+
+
+def submission_payload(name: str, data: BrowserData, reranks: list[Rerank]) -> dict:
+    """A submission's file: its scores on each browser suite that has them, its reranking tables."""
+    suites = {s.suite: s.submissions[name].model_dump(mode="json") for s in data.suites if name in s.submissions}
+    return {"name": name, "suites": suites, "reranks": [rerank_payload(r) for r in reranks if r.reranker == name and r.note is None]}
+
+
+def explore_files(data: BrowserData, reranks: list[Rerank]) -> list[ExploreFile]:
+    """Every file under explore/: one per browser suite (its texts), one per ranked submission with
+    scores in the browser or reranking tables; in path order."""
+    suite_stems = _stems([s.suite for s in data.suites])
+    files = [_file(ITEMS, s.suite, f"{EXPLORE_DIR}/items/{suite_stems[s.suite]}.js", suite_payload(s)) for s in data.suites]
+    with_data = [n for n in data.submissions if any(n in s.submissions for s in data.suites) or any(r.reranker == n and r.note is None for r in reranks)]
+    stems = _stems(with_data)
+    files += [_file(SUBMISSION, n, f"{EXPLORE_DIR}/{stems[n]}.js", submission_payload(n, data, reranks)) for n in with_data]
+    return sorted(files, key=lambda f: f.path)
+
+
+def explore_index(data: BrowserData, files: list[ExploreFile]) -> dict:
+    """What the page keeps of the files: each one's path and id, by kind and name, and the browser
+    suites' labels and categories (for the pickers, before any file is loaded)."""
+    where = {(f.kind, f.name): {"path": f.path, "id": f.id} for f in files}
+    return {
+        "scale": data.scale,
+        "suites": {s.suite: {"label": s.label, "datasets": s.datasets, **where[(ITEMS, s.suite)]} for s in data.suites},
+        "submissions": {n: where[(SUBMISSION, n)] for n in data.submissions if (SUBMISSION, n) in where},
+    }
+
+
+def read_explore_file(text: str) -> tuple[str, str, str, Any]:
+    """(kind, name, id, payload) of a file's text (tests, and anyone reading the files)."""
+    call = text[text.index(CALLBACK + "(") + len(CALLBACK) + 1 : text.rindex(");")]
+    kind, name, fid, block = json.loads(f"[{call}]")
+    if hashlib.sha256(block.encode("ascii")).hexdigest()[:16] != fid:
+        raise ValueError(f"explorer file of {kind} {name!r}: its id does not match its data")
+    return kind, name, fid, unpack(block)
 
 
 def comparison_legend(data: BrowserData) -> list[tuple[str, str]]:

@@ -7,6 +7,9 @@ suite's declared chance level (:mod:`harness.leaderboard.chance`) is neutral gre
 below it orange, darker with the distance from the band (darkest at 0.5 away). So a column at
 chance stays grey however its scores spread, and a score just outside its band stays pale. A suite
 with neither controls nor a chance level (retrieval) keeps a sequential scale from its table's lowest score (light) to its highest (dark).
+
+The page keeps each cell's score and colour; a cell's ``title`` (hover text) is written only where
+there is no score (the reason), and the page's script makes the others' from the column's header.
 """
 
 from __future__ import annotations

@@ -95,8 +95,10 @@ def point_title(lb: Leaderboard, r: Row) -> str:
     )
 
 
-def tradeoff_svg(lb: Leaderboard, layout: str = "wide") -> str:
-    """The SVG document as text, in the ``wide`` (tradeoff.svg) or ``narrow`` layout."""
+def tradeoff_svg(lb: Leaderboard, layout: str = "wide", *, notes: bool = True) -> str:
+    """The SVG document as text, in the ``wide`` (tradeoff.svg) or ``narrow`` layout; ``notes``: the
+    axis notes (e.g. a fallback axis) as a title over the plot (tradeoff.svg stands alone; the page
+    says them once, above its plots)."""
     lay = LAYOUTS[layout]
     rc = {"svg.hashsalt": lay.salt, "svg.fonttype": "none", "font.family": "DejaVu Sans", "font.size": lay.font}
     rows = [r for r in lb.rows if r.point is not None]
@@ -127,7 +129,7 @@ def tradeoff_svg(lb: Leaderboard, layout: str = "wide") -> str:
                 title="kind · marks",
                 title_fontsize=lay.font - 1,
             )
-        if lb.axis_notes:  # e.g. "NanoBEIR results: none; retrieval axis = classic-ir"
+        if notes and lb.axis_notes:  # e.g. "The retrieval axis is classic-ir, ... (offline-ir results: none)."
             note = "\n".join(textwrap.wrap(" | ".join(lb.axis_notes), lay.wrap))
             fig.suptitle(note, x=0.01, ha="left", fontsize=lay.font - 1.5, color="#8a4b00")
         fig.draw_without_rendering()  # constrained layout, once
@@ -156,26 +158,28 @@ def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
     for i, r in enumerate(rows):
         x, y = r.point  # type: ignore[misc]
         ax.scatter([x], [y], s=MARKER, color=kind_colour(r.kind), zorder=4, edgecolors="white", linewidths=0.6, gid=f"pt-{i}")
-    bars = [r for r in rows if r.retrieval.ci95 is not None or r.composition.ci95 is not None]
-    for r in bars:  # 95% intervals as error bars
+    bars = [(r, *_error_bars(r)) for r in rows]
+    bars = [(r, xe, ye) for r, xe, ye in bars if xe is not None or ye is not None]
+    for r, xe, ye in bars:  # 95% intervals as error bars
         x, y = r.point  # type: ignore[misc]
-        xe = [[max(0.0, x - r.retrieval.ci95[0])], [max(0.0, r.retrieval.ci95[1] - x)]] if r.retrieval.ci95 else None
-        ye = [[max(0.0, y - r.composition.ci95[0])], [max(0.0, r.composition.ci95[1] - y)]] if r.composition.ci95 else None
         ax.errorbar([x], [y], xerr=xe, yerr=ye, fmt="none", ecolor=kind_colour(r.kind), elinewidth=0.8, alpha=0.6, zorder=2)
     if bars:
         handles.append(Line2D([], [], color="#777777", linewidth=0.9, marker="|", markersize=7))
         labels.append("error bars: 95% interval")
-    curves = fusion_curves(lb)
+    curves = [c for c in fusion_curves(lb) if len(set(c[1])) >= 2]  # a curve of one distinct point draws no line
+    stars = False
     for name, pts, chosen in curves:  # each fused reranker's test curve: first stage (w = 0) to verifier alone
         colour = kind_colour("fusion")
         ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linewidth=0.9, alpha=0.55, zorder=2, gid=f"curve-{name}")
         if chosen is not None:
             ax.scatter([chosen[0]], [chosen[1]], s=MARKER * 2.2, marker="*", color=colour, edgecolors="#333333", linewidths=0.5, zorder=5)
+            stars = True
     if curves:
-        handles.append(Line2D([], [], color=kind_colour("fusion"), linewidth=0.9, alpha=0.55, marker="*", markersize=8, markeredgecolor="#333333"))
-        labels.append("fusion curve, w = 0 → verifier alone (test);\n★ = w chosen on dev")
-    front = sorted((r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
-    if front:
+        star = {"marker": "*", "markersize": 8, "markeredgecolor": "#333333"} if stars else {}
+        handles.append(Line2D([], [], color=kind_colour("fusion"), linewidth=0.9, alpha=0.55, **star))
+        labels.append("fusion curve, w = 0 → verifier alone (test)" + (";\n★ = w chosen on dev" if stars else ""))
+    front = sorted(set(r.point for r in rows if r.pareto), key=lambda p: (p[0], -p[1]))
+    if len(front) >= 2:  # a front of one point is that point: no line to draw, nothing to list
         ax.step([p[0] for p in front], [p[1] for p in front], where="pre", color=FRONT_COLOUR, linewidth=1.2, linestyle="--", zorder=3)
         handles.append(Line2D([], [], color=FRONT_COLOUR, linestyle="--", linewidth=1.2))
         labels.append("Pareto front (labelled)")
@@ -199,6 +203,20 @@ def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
         if keep:  # keep the band and the chance line in view
             ax.set_ylim(min(y0, min(keep) - 0.02), max(y1, max(keep) + 0.02))
     return handles, labels
+
+
+def _error_bars(r: Row) -> tuple[list[list[float]] | None, list[list[float]] | None]:
+    """(x, y) error bar extents of a point from its 95% intervals; None where there is no interval or
+    it has no width (nothing would be drawn)."""
+    x, y = r.point  # type: ignore[misc]
+
+    def extent(ci: tuple[float, float] | None, v: float) -> list[list[float]] | None:
+        if ci is None:
+            return None
+        lo, hi = max(0.0, v - ci[0]), max(0.0, ci[1] - v)
+        return [[lo], [hi]] if lo > 0 or hi > 0 else None
+
+    return extent(r.retrieval.ci95, x), extent(r.composition.ci95, y)
 
 
 def fusion_curves(lb: Leaderboard) -> list[tuple[str, list[tuple[float, float]], tuple[float, float] | None]]:

@@ -1,6 +1,8 @@
-"""Write the leaderboard: leaderboard.md, leaderboard.csv, index.html (self-contained) and tradeoff.svg.
+"""Write the leaderboard: leaderboard.md, leaderboard.csv, index.html, tradeoff.svg, and the
+explorer's files under explore/ beside index.html (``explorer.py``: one per submission and one per
+suite with texts, loaded by the page when selected; nothing else is fetched).
 
-All four are a pure function of the results files (no dates, sorted inputs), so regenerating from the
+All are a pure function of the results files (no dates, sorted inputs), so regenerating from the
 same results gives byte-identical files.
 """
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +23,7 @@ from harness.leaderboard.collect import (
     Row,
 )
 from harness.leaderboard.cost import COST_COLUMNS, COST_KEYS, COST_LINE, RETRIEVAL_COST_KEYS, cost_cells, cost_columns, cost_raw, has_costs
-from harness.leaderboard.explorer import browser_data, comparison_legend, embed
+from harness.leaderboard.explorer import EXPLORE_DIR, BrowserData, ExploreFile, browser_data, comparison_legend, explore_files, explore_index
 from harness.leaderboard.fmt import MISSING, fmt_params, fmt_score
 from harness.leaderboard.gate import GATE_HEADING
 from harness.leaderboard.gate import gate_cells as _gate_cells
@@ -29,7 +32,7 @@ from harness.leaderboard.gate import gate_keys as _gate_keys
 from harness.leaderboard.gate import gate_line as _gate_line
 from harness.leaderboard.heatmap import heatmaps
 from harness.leaderboard.plot import inline_svg, kind_colour, tradeoff_svg
-from harness.leaderboard.reranks import TOP, reranks
+from harness.leaderboard.reranks import TOP, Rerank, reranks
 from harness.leaderboard.summary import bases_line, which_model
 
 FILES = ("leaderboard.md", "leaderboard.csv", "index.html", "tradeoff.svg")
@@ -574,8 +577,31 @@ def _env():
     )
 
 
-def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str:
-    """index.html; ``svg``: the wide plot (tradeoff.svg), ``narrow_svg``: the phone layout (made here when None)."""
+@dataclass(frozen=True)
+class Explorer:
+    """What the page's explorer shows, and the files under explore/ it loads."""
+
+    browser: BrowserData
+    reranks: list[Rerank]
+    files: list[ExploreFile]
+
+
+def explorer(lb: Leaderboard) -> Explorer:
+    browser, rr = browser_data(lb), reranks(lb)
+    return Explorer(browser, rr, explore_files(browser, rr))
+
+
+def _script_json(obj: object) -> str:
+    """JSON to sit inside a <script> element: no ``<``, ``>`` or ``&`` (escaped as \\u003c ...), so no
+    text can close the element."""
+    text = json.dumps(obj, ensure_ascii=True, separators=(",", ":"), sort_keys=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None, explore: Explorer | None = None) -> str:
+    """index.html; ``svg``: the wide plot, ``narrow_svg``: the phone layout (made here when None; the
+    page's plots carry no axis notes, which the page says once above them); ``explore``: the
+    explorer and its files (made here when None)."""
     from markupsafe import Markup
 
     notes = Notes()
@@ -592,16 +618,23 @@ def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str
     control_cols = control_columns(lb)
     control_rows = _html_rows(control_cols, lb.controls, control_cells_of(lb), notes, control=True)
     kinds = sorted({r.kind for r in [*lb.rows, *lb.controls]})
-    browser = browser_data(lb)
-    narrow = narrow_svg if narrow_svg is not None else tradeoff_svg(lb, "narrow")
+    ex = explore if explore is not None else explorer(lb)
+    browser = ex.browser
+    narrow = narrow_svg if narrow_svg is not None else tradeoff_svg(lb, "narrow", notes=False)
+    rr_at: dict[str, dict[str, int]] = {}  # suite -> reranker -> its entry in the picker
+    for i, r in enumerate(ex.reranks):
+        rr_at.setdefault(r.suite, {})[r.reranker] = i
     return _env().get_template("index.html.j2").render(
         heatmaps=heatmaps(lb),
-        reranks=reranks(lb),
+        reranks=ex.reranks,
+        rr_at=rr_at,
+        fb_suites=[s.suite for s in browser.suites],
         top=TOP,
         browser=browser,
-        browser_data=Markup(embed(browser)),  # noqa: S704 - base64 (explorer.embed): no <, > or &
+        explore_index=Markup(_script_json(explore_index(browser, ex.files))),  # noqa: S704 - no <, > or & (_script_json)
         legend=comparison_legend(browser),
         lb=lb,
+        axis_notes=[page_note(n) for n in lb.axis_notes],
         picks=which_model(lb),
         bases=bases_line(lb),
         chance_lines=band_lines(lb),
@@ -635,17 +668,47 @@ def render_html(lb: Leaderboard, svg: str, narrow_svg: str | None = None) -> str
 # -- all files -------------------------------------------------------------------------------
 
 
+def page_note(note: str) -> str:
+    """An axis note as a sentence for the page."""
+    return note if note.endswith(".") else note + "."
+
+
 def write_all(lb: Leaderboard, out_dir: Path) -> list[Path]:
+    """Write the four files and the explorer's (explore/: each file atomically, the explorer's before
+    the page that lists them; then explorer files no longer listed are removed). Returns the four
+    files' paths (FILES order), then the explorer files' (path order)."""
     svg = tradeoff_svg(lb)
+    ex = explorer(lb)
+    page_svg = tradeoff_svg(lb, notes=False) if lb.axis_notes else svg  # the page says its axis notes once, above the plot
     payloads = {
         "leaderboard.md": render_markdown(lb),
         "leaderboard.csv": render_csv(lb),
-        "index.html": render_html(lb, svg, tradeoff_svg(lb, "narrow")),
+        "index.html": render_html(lb, page_svg, tradeoff_svg(lb, "narrow", notes=False), ex),
         "tradeoff.svg": svg,
     }
+    explore_paths = []
+    for f in ex.files:
+        path = out_dir / f.path
+        atomic_write_text(path, f.text)
+        explore_paths.append(path)
     paths = []
     for name in FILES:
         path = out_dir / name
         atomic_write_text(path, payloads[name])
         paths.append(path)
-    return paths
+    remove_stale(out_dir, {out_dir / f.path for f in ex.files})
+    return paths + explore_paths
+
+
+def remove_stale(out_dir: Path, keep: set[Path]) -> None:
+    """Remove the explorer files (``*.js`` under explore/ and explore/items/) not in ``keep`` (those of
+    submissions no longer on the board), then those folders when left empty."""
+    folder = out_dir / EXPLORE_DIR
+    for sub in (folder / "items", folder):
+        if not sub.is_dir():
+            continue
+        for path in sorted(sub.glob("*.js")):
+            if path not in keep:
+                path.unlink()
+        if not any(sub.iterdir()):
+            sub.rmdir()

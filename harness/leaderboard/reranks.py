@@ -3,6 +3,8 @@
 A reranker is any ranked submission whose config names a ``first_stage`` (verifiers). Per
 retrieval suite, both submissions' per-query nDCG@10 (their per-item scores files) are paired by
 dataset and query id. Query ids and the change only: the queries' texts are not in the repository.
+The page shows each reranker's counts; the tables of queries (:func:`rerank_payload`) are in the
+reranker's explorer file (``explorer.py``), loaded when it is picked.
 """
 
 from __future__ import annotations
@@ -101,3 +103,12 @@ def reranks(lb: Leaderboard) -> list[Rerank]:
             if isinstance(first, str) and first:
                 out.append(rerank(lb, suite, row.submission, first))
     return out
+
+
+def rerank_payload(r: Rerank) -> dict:
+    """The tables of one reranker on one suite, for its explorer file: (dataset, query, first stage's
+    score, reranked score) per row, largest change first."""
+    def rows(qs: list[QueryDelta]) -> list[list]:
+        return [[q.dataset, q.query, q.first, q.reranked] for q in qs]
+
+    return {"suite": r.suite, "first_stage": r.first_stage, "helped": rows(r.top_helped), "hurt": rows(r.top_hurt)}

@@ -1,12 +1,15 @@
 """The explorer in a real browser: Selenium driving Debian's chromium through Debian's chromedriver
 (passed explicitly: nothing is downloaded). Picks a submission, a category and a baseline in the
-failure browser and reads back the rows the page shows for the tiny board of explorer_fixture.py."""
+failure browser and a reranker, and reads back the rows the page shows for the tiny board of
+explorer_fixture.py, each submission's file loaded when picked: the page opened from a ``file://``
+path and served by ``python -m http.server``."""
 
 from __future__ import annotations
 
 import shutil
 
 import pytest
+from browser_helpers import SETTLED, http_server, settle, severe
 from explorer_fixture import ITEMS, TRIPLETS, WRONG, write_board
 
 from harness.leaderboard.collect import build
@@ -52,20 +55,30 @@ def pick(driver, select_id: str, *, value: str | None = None, text: str | None =
         sel.select_by_value(value)
     else:
         sel.select_by_visible_text(text)
+    settle(driver, "rr-box" if select_id == "rr-pick" else "failures")
 
 
-def test_failure_browser_in_chromium(browser, env, tmp_path, monkeypatch):
-    from selenium.webdriver.common.by import By
-
+@pytest.mark.parametrize("how", ["file", "http"])
+def test_failure_browser_in_chromium(browser, env, tmp_path, monkeypatch, how):
     subs, results = env
     write_board(tmp_path, monkeypatch, results)
     page = write_all(build(results, Registry([subs]).all()), tmp_path / "board")[2]
-    browser.get(page.as_uri())
+    if how == "file":
+        browser.get(page.as_uri())
+        _explore(browser, tmp_path)
+    else:
+        with http_server(page.parent) as base:
+            browser.get(base + page.name)
+            _explore(browser, tmp_path)
+
+
+def _explore(browser, tmp_path) -> None:
+    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(browser, 30).until(lambda d: d.find_element(By.ID, "failures").get_attribute("data-ready") == "true")  # data unpacked
-    errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
-    assert errors == []
+    WebDriverWait(browser, 30).until(lambda d: d.execute_script(SETTLED))  # the first pick's files loaded
+    assert browser.find_element(By.ID, "failures").get_attribute("data-ready") == "true"
+    assert severe(browser) == []
 
     # beta, negation: one comparison wrong (neg-2, far_far), with its three texts and two scores
     pick(browser, "fb-sub", value="beta")
@@ -99,6 +112,28 @@ def test_failure_browser_in_chromium(browser, env, tmp_path, monkeypatch):
     assert rows(browser, "fb-wrong") == [("tr-2", "anchor_negative")]
     assert [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#fb-wrong tbody td")][3:6] == list(TRIPLETS["tr-2"][1:])
 
-    # reranking: gamma against its first stage alpha
+    # reranking: gamma against its first stage alpha, its tables from gamma's file
     shown = [d for d in browser.find_elements(By.CSS_SELECTOR, "div.rerank") if d.is_displayed()]
     assert len(shown) == 1 and "gamma reranks alpha on classic-ir: 6 queries" in shown[0].text
+    tables = shown[0].find_elements(By.CSS_SELECTOR, ".rr-tables table")
+    assert [[td.text for td in tr.find_elements(By.TAG_NAME, "td")] for tr in tables[0].find_elements(By.CSS_SELECTOR, "tbody tr")] == [
+        ["medline", "q1", "0.6000", "0.9000", "+0.3000"],
+        ["cranfield", "q0", "0.5000", "0.7000", "+0.2000"],
+        ["cranfield", "q3", "0.4000", "0.5000", "+0.1000"],
+    ]
+    assert [th.text for th in tables[1].find_elements(By.TAG_NAME, "th")] == ["dataset", "query", "alpha", "gamma", "change"]
+    assert [td.text for td in tables[1].find_elements(By.CSS_SELECTOR, "tbody td")] == ["cranfield", "q2", "0.9000", "0.1000", "-0.8000"]
+
+    # a click on gamma's score in the classic-ir heatmap: the reranker's queries; on alpha's nearmiss score: the failure browser
+    cell = browser.find_element(By.CSS_SELECTOR, '#heatmap-classic-ir tr[data-name="gamma"] td')
+    browser.execute_script("arguments[0].scrollIntoView()", cell)
+    cell.click()
+    settle(browser, "rr-box")
+    assert browser.find_element(By.ID, "rr-pick").get_attribute("value") == "0"
+    cell = browser.find_element(By.CSS_SELECTOR, '#heatmap-nearmiss tr[data-name="alpha"] td:nth-of-type(2)')  # negation
+    browser.execute_script("arguments[0].scrollIntoView()", cell)
+    cell.click()
+    settle(browser)
+    assert browser.find_element(By.ID, "fb-summary").text == "alpha on nearmiss / negation: wrong on 1 of 12 comparisons."
+    assert rows(browser, "fb-wrong") == [("neg-1", "close_close")]
+    assert severe(browser) == []

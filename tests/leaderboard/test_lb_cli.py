@@ -92,7 +92,7 @@ def test_leaderboard_fallback_note_on_terminal(env, tmp_path):
     save(results, retrieval_results("alpha", "classic-ir", {"cranfield": 0.3}))
     r = _run("leaderboard", "--results-dir", str(results), "--submissions-dir", str(subs), "--out", str(tmp_path / "b"))
     assert r.exit_code == 0
-    assert "offline-ir results: none; retrieval axis = classic-ir" in r.output
+    assert "The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none)." in r.output
 
 
 def test_leaderboard_wrong_axis_is_one_line(env, tmp_path):
@@ -113,3 +113,23 @@ def test_export_cli(env, tmp_path):
     assert (out / "cbench__alpha" / "abc123" / "NanoArguAnaRetrieval.json").is_file()
     r = _run("export", "--format", "mteb", "--out", str(out), "--results-dir", str(tmp_path / "none"))
     assert r.exit_code == 2 and "no results files" in r.output
+
+
+def test_notices_for_the_maintainer_go_to_the_terminal_not_to_readers(env, tmp_path):
+    """A cost file without results and an unreadable results file: one warning line each on the
+    terminal; neither on the page nor in leaderboard.md."""
+    subs, results = _good(env)
+    cost = results.parent / "cost"
+    cost.mkdir()
+    (cost / "nobody.json").write_text("{")
+    broken = results / "gamma" / "nearmiss.json"
+    broken.parent.mkdir()
+    broken.write_text("{}")
+    out = tmp_path / "board"
+    r = _run("leaderboard", "--results-dir", str(results), "--submissions-dir", str(subs), "--out", str(out))
+    assert r.exit_code == 0, r.output
+    warnings = [line for line in r.output.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 2 and any("nobody.json" in w for w in warnings) and any(str(broken) in w for w in warnings), r.output
+    html, md = (out / "index.html").read_text(), (out / "leaderboard.md").read_text()
+    for text in (html, md):
+        assert "nobody.json" not in text and "(left out)" not in text and "gamma/nearmiss.json" not in text

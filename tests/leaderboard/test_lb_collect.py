@@ -69,7 +69,7 @@ def test_fallback_to_classic_ir_is_said(env):
     save(results, nearmiss_results("alpha", "nearmiss", 0.6))
     lb = _build(subs, results)
     assert lb.retrieval_suite == "classic-ir"
-    assert lb.axis_notes == ["offline-ir results: none; retrieval axis = classic-ir"]
+    assert lb.axis_notes == ["The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none)."]
     assert next(r for r in lb.rows if r.submission == "alpha").reproduce.startswith("cbench run --model alpha --suite classic-ir")
 
 
@@ -82,7 +82,7 @@ def test_fallback_prefers_most_submissions_then_classic_ir(env):
     save(results, retrieval_results("gamma", "medline", {"medline": 0.2}))
     lb = _build(subs, results)
     assert lb.retrieval_suite == "medline"
-    assert lb.axis_notes[0] == "offline-ir results: none; retrieval axis = medline"
+    assert lb.axis_notes[0] == "The retrieval axis is medline, the retrieval suite with the most complete results (offline-ir results: none)."
 
 
 def test_incomplete_default_axis_counts_as_none(env):
@@ -90,7 +90,7 @@ def test_incomplete_default_axis_counts_as_none(env):
     save(results, retrieval_results("alpha", "offline-ir", {}, skipped={"scifact": "offline"}))
     save(results, retrieval_results("alpha", "classic-ir", {"cranfield": 0.3}))
     lb = _build(subs, results)
-    assert lb.axis_notes[0] == "offline-ir results: none complete; retrieval axis = classic-ir"
+    assert lb.axis_notes[0] == "The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none complete)."
 
 
 def test_explicit_retrieval_suite_and_no_results(env):
@@ -127,3 +127,20 @@ def test_unregistered_stale_limited_and_unreadable(env):
     assert rows["alpha"].retrieval.value == pytest.approx(0.3) and "--limit-queries 5" in rows["alpha"].retrieval.note
     assert rows["alpha"].reproduce.endswith("--limit-queries 5")
     assert len(lb.files) == 2 and len(lb.warnings) == 1 and "broken/nanobeir.json" in lb.warnings[0]
+
+
+def test_a_reproduce_command_names_only_the_suites_its_row_has(env):
+    subs, results = env
+    save(results, retrieval_results("alpha", "nanobeir", {"NQ": 0.5}))
+    save(results, nearmiss_results("alpha", "nearmiss", 0.6))  # no sugarcrepe-pp, the second column: not named
+    save(results, nearmiss_results("beta", "nearmiss", 0.7))  # no retrieval either
+    save(results, nearmiss_results("beta", "nearmiss-hand", 0.7))  # an extra suite: its column, not the command of a ranked row
+    save(results, nearmiss_results("gamma", "nearmiss-hand", 0.5))  # an extra suite alone: that one
+    lb = _build(subs, results, retrieval="nanobeir")
+    assert lb.second_suite == "sugarcrepe-pp"
+    commands = {r.submission: r.reproduce.split(" --submissions-dir")[0] for r in lb.rows}
+    assert commands == {
+        "alpha": "cbench run --model alpha --suite nanobeir --suite nearmiss",
+        "beta": "cbench run --model beta --suite nearmiss",
+        "gamma": "cbench run --model gamma --suite nearmiss-hand",
+    }

@@ -1,10 +1,11 @@
 """The explorer's data (heatmaps, failure browser, reranking per query) from the tiny board of
-explorer_fixture.py, and how index.html embeds it."""
+explorer_fixture.py, and the files beside index.html it is loaded from."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 from explorer_fixture import ITEMS, TRIPLETS, revisions, scores, with_revisions, write_board
@@ -12,7 +13,16 @@ from lb_helpers import five_text_items, nearmiss_results, save, save_scored
 
 from harness.leaderboard.chance import Band
 from harness.leaderboard.collect import build
-from harness.leaderboard.explorer import SCALE, BrowserData, browser_data, changed_spans, comparison_legend, unembed
+from harness.leaderboard.explorer import (
+    SCALE,
+    BrowserData,
+    browser_data,
+    changed_spans,
+    comparison_legend,
+    read_explore_file,
+    submission_payload,
+    suite_payload,
+)
 from harness.leaderboard.heatmap import ABOVE_RAMP, BELOW_RAMP, NEUTRAL, RAMP, centred_colour, colour, heatmaps
 from harness.leaderboard.render import write_all
 from harness.leaderboard.reranks import reranks
@@ -127,22 +137,81 @@ def test_a_reranker_whose_first_stage_has_no_per_query_scores(board, env):
     assert rr.queries == 0 and rr.note.startswith("alpha: no per-item scores")
 
 
-def test_page_embeds_the_explorer(board, tmp_path):
-    html = write_all(board, tmp_path / "out")[2].read_text()
+def explore_index(html: str) -> dict:
+    return json.loads(re.search(r'<script type="application/json" id="explore-index">(.*?)</script>', html, re.S).group(1))
+
+
+def test_page_lists_the_explorer_files(board, tmp_path):
+    out = tmp_path / "out"
+    paths = write_all(board, out)
+    html = paths[2].read_text()
     assert 'id="heatmap-nearmiss"' in html and 'id="heatmap-classic-ir"' in html
-    assert re.search(r'<tr class="control first-control"><th scope="row">ctl <span class="tag">control</span>', html)
+    assert re.search(r'<tr class="control first-control" data-name="ctl"><th scope="row">ctl <span class="tag">control</span>', html)
     assert '<select id="fb-sub">' in html and '<option value="gamma">gamma</option>' in html
-    assert '<div class="controls picker" id="fb-picker" hidden>' in html  # shown by the script, once the data is unpacked
+    assert '<div class="controls picker" id="fb-picker" hidden>' in html  # shown by the script
     assert "<noscript>" in html and "cbench compare" in html.split("<noscript>")[1]
     assert "External: not in the browser" in html
     assert "<dt>close_far</dt><dd>s(anchor, pos_close) vs s(anchor, neg_far): right when the first score is higher</dd>" in html
     assert "<dt>neg_far</dt><dd>the same wrong meaning as neg_close, restructured like pos_far</dd>" in html
-    assert "gamma reranks alpha on classic-ir: 6 queries; better on 3, worse on 1, unchanged on 2" in html
-    block = re.search(r'<script type="application/octet-stream" id="explorer-data" data-encoding="gzip\+base64">(.*?)</script>', html, re.S).group(1)
-    assert re.fullmatch(r"[A-Za-z0-9+/=]+", block)  # base64: nothing can close the element
-    data = unembed(block)
-    assert data == browser_data(board)
-    assert data.suites[0].items[2][2][0] == "Mia <b>called</b> Tom & left."  # role-3's anchor, intact
+    assert "gamma reranks alpha on classic-ir: 6 queries; better on 3, worse on 1, unchanged on 2" in html  # the counts stay in the page
+    # the texts, scores and query tables are not in the page: in one file per suite and per submission
+    assert "The door is open." not in html and "Mia" not in html and "q2" not in html
+    files = {p.relative_to(out).as_posix(): p for p in paths[4:]}
+    assert sorted(files) == ["explore/alpha.js", "explore/beta.js", "explore/gamma.js", "explore/items/nearmiss.js", "explore/items/toy-triplets.js"]
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.js")) == sorted(files)
+    index = explore_index(html)
+    assert index["scale"] == SCALE
+    assert index["suites"]["nearmiss"]["datasets"] == ["role_swap", "negation"] and index["suites"]["toy-triplets"]["label"] == "Toy triplets"
+    assert list(index["submissions"]) == ["gamma", "alpha", "beta"]  # page order
+    data = browser_data(board)
+    got = {}
+    for rel, path in files.items():
+        text = path.read_text()
+        assert text.count("\n") == 2 and "cbenchExplore(" in text  # a comment line, one call
+        kind, name, fid, payload = read_explore_file(text)
+        entry = index["suites" if kind == "items" else "submissions"][name]
+        assert (entry["path"], entry["id"]) == (rel, fid)
+        got[(kind, name)] = payload
+    assert got[("items", "nearmiss")] == json.loads(json.dumps(suite_payload(data.suites[0])))
+    assert got[("items", "nearmiss")]["items"][2][2][0] == "Mia <b>called</b> Tom & left."  # role-3's anchor, intact
+    (rr,) = reranks(board)
+    for name in ("alpha", "beta", "gamma"):
+        assert got[("submission", name)] == json.loads(json.dumps(submission_payload(name, data, [rr])))
+        assert got[("submission", name)]["suites"]["nearmiss"] == data.suites[0].submissions[name].model_dump()
+    gamma = got[("submission", "gamma")]["reranks"]
+    assert [(r["suite"], r["first_stage"]) for r in gamma] == [("classic-ir", "alpha")]
+    assert [q[:2] for q in gamma[0]["helped"]] == [["medline", "q1"], ["cranfield", "q0"], ["cranfield", "q3"]]
+    assert gamma[0]["hurt"] == [["cranfield", "q2", 0.9, 0.1]]
+    assert got[("submission", "alpha")]["reranks"] == []
+
+
+def test_explorer_files_follow_the_board(board, env, tmp_path):
+    """Rebuilt: the same bytes; a submission gone from the board: its file goes too; a name that is
+    no plain file name gets a hashed one."""
+    subs, results = env
+    out = tmp_path / "out"
+    first = {p: p.read_bytes() for p in write_all(board, out)}
+    assert {p: p.read_bytes() for p in write_all(board, out)} == first
+    (out / "explore" / "items" / "old-suite.js").write_text("stale")
+    (out / "explore" / "notes.txt").write_text("not ours")
+    shutil.rmtree(results / "beta")
+    paths = write_all(build(results, Registry([subs]).all()), out)
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*.js")) == sorted(p.relative_to(out).as_posix() for p in paths[4:])
+    assert not (out / "explore" / "beta.js").exists() and not (out / "explore" / "items" / "old-suite.js").exists()
+    assert (out / "explore" / "notes.txt").read_text() == "not ours"  # only explorer files are removed
+    assert '"beta"' not in explore_index(paths[2].read_text())["submissions"]
+
+
+def test_names_that_are_not_file_names(env, tmp_path, monkeypatch):
+    from harness.leaderboard.explorer import _stems
+
+    stems = _stems(["alpha", "Alpha", "x<b>&'\"", "all-MiniLM-L6-v2"])
+    assert stems["Alpha"] == "Alpha" and stems["all-MiniLM-L6-v2"] == "all-MiniLM-L6-v2"
+    assert re.fullmatch(r"_[0-9a-f]{16}", stems["alpha"]) and re.fullmatch(r"_[0-9a-f]{16}", stems["x<b>&'\""])  # same but for case; not a name
+    from harness.leaderboard.render import _script_json
+
+    inline = _script_json({"submissions": {"x<b>&'\"</script>": {"path": "explore/_0.js"}}})  # the page's index of the files
+    assert not re.search(r"[<>&]", inline) and json.loads(inline) == {"submissions": {"x<b>&'\"</script>": {"path": "explore/_0.js"}}}
 
 
 def test_changed_words():

@@ -48,7 +48,7 @@ def test_writes_four_files(board, tmp_path):
 
 def test_markdown(board, tmp_path):
     md = (write_all(board, tmp_path / "out")[0]).read_text()
-    assert "offline-ir results: none; retrieval axis = classic-ir" in md
+    assert "The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none)." in md
     assert f"Generated from 8 results files by cbench {__version__}." in md
     assert RANKING_RULE in md
     assert md.index("## Which model for what") < md.index("## Leaderboard") < md.index("## Composition per category and extra suites")
@@ -91,7 +91,7 @@ def test_csv(board, tmp_path):
     assert a["alpha"]["nearmiss:false_accept@95"] == "0.200000"
     assert a["gamma"]["classic-ir:ndcg@10"] == "" and "data unavailable: cisi" in a["gamma"]["notes"]
     assert a["beta"]["sugarcrepe-pp:tot_accuracy"] == "" and "sugarcrepe-pp:tot_accuracy: not run" in a["beta"]["notes"]
-    assert "offline-ir results: none; retrieval axis = classic-ir" in a["alpha"]["axes"]
+    assert "The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none)." in a["alpha"]["axes"]
     assert a["alpha"]["parameters"] == "1000" and a["alpha"]["reproduce"].startswith("cbench run --model alpha")
 
 
@@ -121,7 +121,9 @@ def test_html_is_self_contained(board, tmp_path):
     assert 'title="data unavailable: cisi: folder beir/cisi not found"' in html
     assert 'title="not run"' in html
     assert "x&lt;b&gt;&amp;&#39;&#34;" in html and "x<b>" not in html  # escaped
-    assert "offline-ir results: none; retrieval axis = classic-ir" in html
+    note = "The retrieval axis is classic-ir, the retrieval suite with the most complete results (offline-ir results: none)."
+    assert html.count(note) == 1  # said once, as plain text: not in the page's plots
+    assert f'<p id="axes">Retrieval axis: classic-ir ndcg@10. Composition axis: nearmiss triplet_accuracy. {note}</p>' in html
     assert RANKING_RULE in html and f"cbench {__version__}" in html
 
 
@@ -204,3 +206,64 @@ def test_axis_scores_carry_their_95_intervals(env, tmp_path):
     assert rows["beta"]["retrieval_ci95_low"] == ""  # no interval recorded: empty, never invented
     assert rows["alpha"]["classic-ir:ndcg@10"] == "0.500000"  # the raw score stays a number
     assert svg.count("<g id=\"LineCollection") >= 2  # error bars drawn (x and y)
+
+
+def legend(svg: str) -> list[str]:
+    """The plot legend's entries (and title), as the SVG's text."""
+    root = ET.fromstring(svg)
+    (box,) = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("id", "").startswith("legend_")]
+    return [t.strip() for t in box.itertext() if t.strip()]
+
+
+def test_the_legend_lists_only_what_is_drawn(env, tmp_path):
+    subs, results = env
+    h = {n: submission_hash(subs, n) for n in ("alpha", "beta")}
+    save(results, retrieval_results("alpha", "classic-ir", {"medline": 0.5}, submission_hash=h["alpha"]))
+    save(results, nearmiss_results("alpha", "nearmiss", 0.8, submission_hash=h["alpha"]))
+    one = legend(write_all(build(results, Registry([subs]).all()), tmp_path / "one")[3].read_text())
+    # one point: no front line (a step through one point draws nothing), no error bars (no intervals), no controls
+    assert one == ["kind · marks", "encoder", "random ranking 0.50"]
+    # a zero-width interval draws no bar either
+    ret = retrieval_results("alpha", "classic-ir", {"medline": 0.5}, submission_hash=h["alpha"])
+    save(results, ret.model_copy(update={"main_score_ci95": (0.5, 0.5)}))
+    assert "error bars: 95% interval" not in legend(write_all(build(results, Registry([subs]).all()), tmp_path / "flat")[3].read_text())
+    # two points on the front, intervals, a control: each drawn, each listed
+    save(results, ret.model_copy(update={"main_score_ci95": (0.45, 0.55)}))
+    save(results, retrieval_results("beta", "classic-ir", {"medline": 0.6}, submission_hash=h["beta"]))
+    save(results, nearmiss_results("beta", "nearmiss", 0.7, submission_hash=h["beta"]))
+    save(results, nearmiss_results("ctl", "nearmiss", 0.5, kind="control"))
+    full = legend(write_all(build(results, Registry([subs]).all()), tmp_path / "two")[3].read_text())
+    assert full == ["kind · marks", "encoder", "error bars: 95% interval", "Pareto front (labelled)", "controls 0.50–0.50 (chance)", "random ranking 0.50"]
+
+
+def test_a_fusion_curve_is_listed_with_its_star_only_when_one_is_drawn(env, tmp_path):
+    from harness.fusion.curves import CurvePoint, FusionCurves
+    from harness.leaderboard.plot import tradeoff_svg
+
+    subs, results = env
+    for name, (ret, comp) in {"alpha": (0.5, 0.8), "beta": (0.6, 0.7)}.items():
+        save(results, retrieval_results(name, "classic-ir", {"medline": ret}, submission_hash=submission_hash(subs, name)))
+        save(results, nearmiss_results(name, "nearmiss", comp, submission_hash=submission_hash(subs, name)))
+    lb = build(results, Registry([subs]).all())
+
+    def curve(weight: float, points: list[tuple[float | None, float, float]]) -> FusionCurves:
+        return FusionCurves(
+            submission="beta", submission_hash="0" * 16, first_stage="alpha", verifier="v", weight=weight, retrieval_suite="classic-ir",
+            suites=["nearmiss"], points=[CurvePoint(weight=w, retrieval=x, composition={"nearmiss": y}) for w, x, y in points],
+            sources={}, cbench_version="0", git_commit=None, date="2026-01-01", command="cbench fusion-curves",
+        )  # fmt: skip
+
+    entries = {
+        "a curve, its weight on it": (0.5, [(0.0, 0.5, 0.8), (0.5, 0.55, 0.75), (None, 0.3, 0.9)]),
+        "a curve, its weight off the grid": (0.7, [(0.0, 0.5, 0.8), (0.5, 0.55, 0.75), (None, 0.3, 0.9)]),
+        "one distinct point": (0.5, [(0.0, 0.5, 0.8), (0.5, 0.5, 0.8)]),
+    }
+    got = {}
+    for what, (weight, points) in entries.items():
+        lb.curves = {"beta": curve(weight, points)}
+        got[what] = [t for t in legend(tradeoff_svg(lb)) if t.startswith(("fusion", "★"))]
+    assert got == {
+        "a curve, its weight on it": ["fusion curve, w = 0 → verifier alone (test);", "★ = w chosen on dev"],
+        "a curve, its weight off the grid": ["fusion curve, w = 0 → verifier alone (test)"],
+        "one distinct point": [],
+    }
