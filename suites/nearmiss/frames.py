@@ -11,6 +11,9 @@ i-th far form of both sides is the same restructuring). Templates use
   text of an item uses the same choice per group, except ``pos_close``, which flips one;
 * ``a(n)``: the indefinite article, written "a" or "an" by the word that follows.
 
+A frame belongs to one split: ``test`` or ``train`` (both in nearmiss-v2.jsonl) or ``dev``
+(nearmiss-v2-dev.jsonl, for setting thresholds). A pool holds disjoint fillers per split.
+
 Rendering is pure and deterministic given the slot fillers and alternation choices.
 """
 
@@ -25,7 +28,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 CATEGORIES = ("negation", "role_swap", "attribute_binding", "spatial", "quantity", "comparative", "temporal_order")
-SPLITS = ("test", "train")
+SPLITS = ("test", "train")  # the splits of nearmiss-v2.jsonl
+DEV = "dev"  # development data (thresholds): its own file, nearmiss-v2-dev.jsonl
+ALL_SPLITS = (*SPLITS, DEV)
 Style = Literal["statement", "question", "request"]
 
 SLOT = re.compile(r"\{([a-z][a-z0-9_]*)\}")
@@ -41,15 +46,22 @@ _A_EXCEPTIONS = ("uni", "use", "usu", "uti", "eu", "one", "once", "ur", "ubi", "
 
 class Pool(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    test: list[str] = Field(min_length=2)
-    train: list[str] = Field(min_length=2)
+    test: list[str] = Field(default_factory=list)
+    train: list[str] = Field(default_factory=list)
+    dev: list[str] = Field(default_factory=list, description="fillers for dev frames (none: dev frames cannot use the pool)")
 
     @model_validator(mode="after")
     def _disjoint(self) -> Pool:
-        shared = set(map(str.lower, self.test)) & set(map(str.lower, self.train))
-        if shared:
-            raise ValueError(f"test and train fillers overlap: {sorted(shared)[:5]}")
-        for v in self.test + self.train:
+        # a test/train pool has both halves (and may add dev fillers); a dev-only pool has only dev
+        if (self.test or self.train or not self.dev) and (len(self.test) < 2 or len(self.train) < 2):
+            raise ValueError("test and train need at least 2 fillers each (a pool for dev frames only: just dev)")
+        if len(self.dev) == 1:
+            raise ValueError("dev needs at least 2 fillers (or none)")
+        for x, y in (("test", "train"), ("test", "dev"), ("train", "dev")):
+            shared = set(map(str.lower, getattr(self, x))) & set(map(str.lower, getattr(self, y)))
+            if shared:
+                raise ValueError(f"{x} and {y} fillers overlap: {sorted(shared)[:5]}")
+        for v in self.test + self.train + self.dev:
             if "{" in v or "}" in v:
                 raise ValueError(f"a filler cannot hold a slot: {v!r}")
         return self
@@ -69,7 +81,7 @@ class Side(BaseModel):
 class Frame(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str = Field(pattern=FRAME_ID)
-    split: Literal["test", "train"]
+    split: Literal["test", "train", "dev"]
     domain: str = Field(pattern=r"^[a-z][a-z_]{1,30}$")
     style: Style
     slots: dict[str, str | list[str]] = Field(default_factory=dict, description="slot -> pool name or inline fillers")

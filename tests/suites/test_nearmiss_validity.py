@@ -3,7 +3,8 @@
 Every control in submissions/controls/ (surface similarities in both directions, and blind
 classifiers that see only the candidate) must sit at or below 0.60 main score on `nearmiss` (v2)
 and `nearmiss-hand`, and at or below 0.65 in every category (the known exceptions are listed
-below, category by category). The same controls catch v1: its
+below, category by category). The same limits hold on `nearmiss-dev`, the generated dev split
+that thresholds are set on. The same controls catch v1: its
 "least like the anchor" scorer beats every model there.
 """
 
@@ -62,13 +63,15 @@ KNOWN_CATEGORY_VIOLATIONS = {
     ("control-jaccard-neg", "nearmiss-hand"): {"role_swap": 0.66},
     ("control-prefix-neg", "nearmiss-hand"): {"spatial": 0.66},
 }
-CASES = [(c, s) for s in ("nearmiss", "nearmiss-hand") for c in CONTROLS]
+CASES = [(c, s) for s in ("nearmiss", "nearmiss-hand", "nearmiss-dev") for c in CONTROLS]
 
 
 # Controls whose scores are read from their committed results instead of recomputed: the blind
 # MiniLM control encodes the whole nearmiss train split (about 36k texts, most of the test suite's
 # time on 2 cores). The results must be current (same submission and suite hashes as now, else the
 # test fails); `make leaderboard` recomputes them, and CBENCH_RECOMPUTE_CONTROLS=1 recomputes here.
+# A suite with no committed results for such a control (nearmiss-dev, a dev suite) is checked only
+# with CBENCH_RECOMPUTE_CONTROLS=1, and skipped otherwise.
 FROM_COMMITTED = {"control-blind-minilm"}
 COMMITTED = ROOT / "leaderboard" / "results"
 
@@ -95,6 +98,8 @@ def scores(ctx):
     def get(control: Path, suite_name: str):
         if (control.stem, suite_name) not in cache:
             if control.stem in FROM_COMMITTED and not recompute:
+                if not (COMMITTED / control.stem / f"{suite_name}.json").is_file():
+                    pytest.skip(f"no committed {control.stem}/{suite_name}.json: CBENCH_RECOMPUTE_CONTROLS=1 computes it")
                 cache[(control.stem, suite_name)] = committed_scores(control, suite_name)
             else:
                 cache[(control.stem, suite_name)] = suite_scores(suite_name, build(control, ctx))
