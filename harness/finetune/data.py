@@ -10,8 +10,9 @@ Accepted ``--train`` files (optionally gzip-compressed, ``.gz``):
   "neg"} (MS MARCO style: pos[0] and neg[0] when lists); or JSON lists of 2 or 3 strings
   (sentence-transformers' NQ-train_pairs.jsonl.gz: [query, answer]);
 - JSON: one list of such rows.
-Every row of one file must have the same number of texts. Rows that carry ``split: test`` are
-refused (evaluation data), and so is any file identical to a file of an evaluation-only suite.
+Every row of one file must have the same number of texts. Rows that carry ``split: test``
+(evaluation data) or ``split: dev`` (development data: it sets the gate thresholds) are refused,
+and so is any file identical to a file of an evaluation-only suite.
 
 ``--structural`` files are cbench near-miss records (five-text items, triplets, or sentence1 /
 sentence2 pairs with label 0); each becomes identity triplets (anchor, anchor, negative), as the
@@ -90,9 +91,14 @@ def _stem_suffix(path: Path) -> str:
     return Path(name).suffix.lower()
 
 
+# Splits never trained on: test (evaluation) and dev (sets the gate thresholds: nearmiss-dev).
+NOT_FOR_TRAINING = {"test": "evaluation data", "dev": "development data (it sets thresholds)"}
+
+
 def _refuse_test(obj: object, path: Path, where: str) -> None:
-    if isinstance(obj, dict) and obj.get("split") == "test":
-        raise CBenchError("a 'test' split record: evaluation data is never used for training", source=path, field=f"{where}: split")
+    split = obj.get("split") if isinstance(obj, dict) else None
+    if split in NOT_FOR_TRAINING:
+        raise CBenchError(f"a '{split}' split record: {NOT_FOR_TRAINING[split]} is never used for training", source=path, field=f"{where}: split")
 
 
 def _row_from(obj: object, path: Path, where: str) -> Row:
@@ -218,9 +224,10 @@ def read_structural_file(path: Path) -> TrainFile:
         raise CBenchError("compressed near-miss files are not supported; gunzip it first", source=path)
     records = read_records(path, fmt)  # type: ignore[arg-type]
     for i, r in enumerate(records):
-        if getattr(r, "split", None) == "test":
+        split = getattr(r, "split", None)
+        if split in NOT_FOR_TRAINING:
             rid = getattr(r, "id", None) or f"record {i + 1}"
-            raise CBenchError("a 'test' split record: evaluation data is never used for training", source=path, field=f"{rid}: split")
+            raise CBenchError(f"a '{split}' split record: {NOT_FOR_TRAINING[split]} is never used for training", source=path, field=f"{rid}: split")
     rows = identity_rows(records)
     if not rows:
         raise CBenchError("no near-miss records (pairs need label 0)", source=path)

@@ -38,6 +38,7 @@ def test_formats(tmp_path):
         ("bad2.jsonl", '{"anchor": "a", "positive": "b"}\n{"anchor": "a", "positive": "b", "negative": "c"}\n', ["bad2.jsonl", "line 2"]),
         ("bad3.jsonl", '{"anchor": "a", "positive": "", "negative": "c"}\n', ["bad3.jsonl", "line 1: positive", "empty"]),
         ("bad4.jsonl", '{"anchor": "a", "positive": "b", "split": "test"}\n', ["bad4.jsonl", "line 1: split", "test"]),
+        ("bad5.jsonl", '{"anchor": "a", "positive": "b", "split": "dev"}\n', ["bad5.jsonl", "line 1: split", "'dev'", "development data"]),
         ("bad.txt", "x\n", ["bad.txt", "unknown file type"]),
     ],
 )
@@ -79,6 +80,10 @@ def test_test_split_and_eval_suites_refused(tmp_path, nearmiss_suite):
         read_structural_file(hand)
     with pytest.raises(CBenchError, match="evaluation only"):
         suite_train_records("nearmiss-hand")
+    dev = tmp_path / "copy-of-dev.jsonl"  # the development split (gate thresholds) is not training data either
+    shutil.copy(SUITES_DIR / "nearmiss" / "nearmiss-v2-dev.jsonl", dev)
+    with pytest.raises(CBenchError, match="'dev' split record"):
+        read_structural_file(dev)
     records, files = suite_train_records(str(nearmiss_suite))
     assert len(records) == 16 and all(r.split == "train" for r in records) and files[0].sha256
     assert len(meaning_pairs(records)) == 32 and len(identity_rows(records)) == 32

@@ -55,18 +55,43 @@ def test_splits_share_no_frame_and_no_text(items):
     assert len(anchors) == len(set(anchors))
 
 
+# Hand-written items whose anchor has a near copy (difflib ratio >= 0.75, case-insensitive) among
+# the train anchors. Until this test was fixed it compared every anchor with an empty string (the
+# matcher's second sequence was never set) and passed vacuously; fixed, it finds these 7 of the 175
+# hand-written items (44 train anchors). The trained verifiers do not score better on them than on
+# the other 168 (docs/validity.md), and the train split is what the committed verifiers were trained
+# on, so it stays as it is; the test keeps the set from growing.
+KNOWN_NEAR_COPIES = {
+    "hand-comparative-12", "hand-quantity-14", "hand-quantity-15", "hand-spatial-24",
+    "hand-temporal_order-10", "hand-temporal_order-12", "hand-temporal_order-20",
+}  # fmt: skip
+
+
+def near_copies(anchors: list[str], others: list[str], at: float = 0.75) -> list[tuple[int, str]]:
+    """(index in ``anchors``, the other text) for every pair at difflib ratio >= ``at`` (lower-cased)."""
+    out = []
+    for i, h in enumerate(anchors):
+        sm = SequenceMatcher(None, "", h.lower(), autojunk=False)  # seq2 = h, cached; seq1 set per candidate
+        for t in others:
+            sm.set_seq1(t.lower())
+            if sm.real_quick_ratio() >= at and sm.quick_ratio() >= at and sm.ratio() >= at:
+                out.append((i, t))
+    return out
+
+
+def test_near_copy_check_sees_a_near_copy():
+    assert near_copies(["Can I bring a lighter on the flight?"], ["can i bring a lighter on this flight?", "Unrelated text entirely."]) == [
+        (0, "can i bring a lighter on this flight?")
+    ]
+
+
+@pytest.mark.slow  # about a minute: 175 x 7,000 difflib comparisons
 @pytest.mark.skipif(not HAND.is_file(), reason="hand-written set absent")
-def test_no_train_anchor_is_a_near_copy_of_a_hand_written_anchor(items):
-    hand = [r.anchor.lower() for r in read_records(HAND, "items-jsonl")]  # type: ignore[union-attr]
-    train = [r.anchor.lower() for r in items if r.split == "train"]
-    close = []
-    for h in hand:
-        sm = SequenceMatcher(None, h, autojunk=False)
-        for t in train:
-            sm.set_seq1(t)
-            if sm.real_quick_ratio() >= 0.75 and sm.quick_ratio() >= 0.75 and sm.ratio() >= 0.75:
-                close.append((h, t))
-    assert not close, close[:3]
+def test_train_anchors_near_copy_no_more_hand_written_anchors_than_known(items):
+    hand = list(read_records(HAND, "items-jsonl"))  # type: ignore[arg-type]
+    train = [r.anchor for r in items if r.split == "train"]
+    close = {hand[i].id for i, _t in near_copies([r.anchor for r in hand], train)}  # type: ignore[union-attr]
+    assert close == KNOWN_NEAR_COPIES, sorted(close ^ KNOWN_NEAR_COPIES)
 
 
 def test_frame_files_reject_bad_records_with_file_and_field(tmp_path):
