@@ -61,6 +61,15 @@ def leaderboard(
         Path | None,
         typer.Option("--cost-dir", help="Cost files from cbench cost, shown as ms/pair and ms/query (default: cost/ beside the results folder)."),
     ] = None,
+    overlay: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--overlay",
+            help="Your results folder, laid over --results-dir (repeatable): its <submission>/<suite>.json replace the base's of the same "
+            "submission and suite, others add rows; its rows are marked 'your run', and each file that replaces one is compared with it "
+            "(one line each). Nothing is written to --results-dir.",
+        ),
+    ] = None,
 ) -> None:
     """Rank every submission by retrieval AND composition (Pareto layers) and write the leaderboard."""
     from harness.paths import DEFAULT_RESULTS_DIR, LEADERBOARD_DIR
@@ -75,7 +84,7 @@ def leaderboard(
             return
         from harness.leaderboard.collect import build
 
-        lb = build(rdir, subs, retrieval=retrieval, composition=composition, cost_dir=cost_dir)
+        lb = build(rdir, subs, retrieval=retrieval, composition=composition, cost_dir=cost_dir, overlays=overlay or [])
     except CBenchError as e:
         fail(e)
     for problem in registry.problems:  # its results show as unregistered
@@ -83,6 +92,11 @@ def leaderboard(
             err_console.print(f"[yellow]warning:[/yellow] {escape(line)} (left out of the submissions)", highlight=False, soft_wrap=True)
     for w in lb.warnings:  # for whoever builds the board: here, never on the page or in leaderboard.md
         err_console.print(f"[yellow]warning:[/yellow] {escape(w)}", highlight=False, soft_wrap=True)
+    if lb.replaced:
+        from harness.leaderboard.collect import base_name, compare_line
+
+        for rep in lb.replaced:  # --overlay: does the user's run give the numbers of the file it replaces?
+            out_console.print(compare_line(rep, base_name(rdir)), highlight=False, soft_wrap=True, markup=False)
     if fmt is Format.rich:
         _print_rich(lb)
         return

@@ -7,16 +7,17 @@ before every dataset was done).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import __version__
+from harness import __version__, paths
 from harness.costs.record import CostRecord, read_costs
 from harness.errors import CBenchError
 from harness.fusion.curves import FusionCurves, read_curves
 from harness.leaderboard.gate import Gate, gate
 from harness.leaderboard.pareto import RANKING_RULE, rank
-from harness.leaderboard.scored import ScoredCache
+from harness.leaderboard.scored import Scored, ScoredCache
 from harness.leaderboard.significance import Marks, mark
 from harness.metrics.retrieval import MAIN_METRIC as RETRIEVAL_METRIC
 from harness.results import Results, read_results, results_files
@@ -77,6 +78,7 @@ class Row:
     cost: CostRecord | None = None  # its cost file (cbench cost), when there is one
     cost_note: str | None = None  # a caveat on it (measured for another version of the YAML)
     gates: dict[str, Gate | Cell] = field(default_factory=dict)  # gate suite -> its gate, or an empty cell with the reason (gate.py)
+    overlay: Path | None = None  # the --overlay folder some or all of its results came from: "your run" on the page
 
     @property
     def marks_text(self) -> str:
@@ -131,6 +133,8 @@ class Leaderboard:
     costs: dict[str, CostRecord] = field(default_factory=dict)  # submission -> cost file read (cbench cost)
     gate_suites: dict[str, str] = field(default_factory=dict)  # composition suite -> the development suite that sets its gate
     curves: dict[str, FusionCurves] = field(default_factory=dict)  # fused submission -> its test curve (cbench fusion-curves)
+    overlaid: dict[tuple[str, str], Path] = field(default_factory=dict)  # (submission, suite) -> the --overlay folder its file came from
+    replaced: list[Replaced] = field(default_factory=list)  # overlay files that replace a base file, in (submission, suite) order
 
     def suites_of(self, task: str) -> list[str]:
         """Suites of ``task`` that have results: the axis first, then the page's columns in order,
@@ -153,7 +157,11 @@ class Leaderboard:
     def meta_line(self) -> str:
         n, c = len(self.files), len(self.costs)
         costs = f" and {c} cost file{'s' if c != 1 else ''}" if c else ""
-        return f"Generated from {n} results file{'s' if n != 1 else ''}{costs} by cbench {self.version}."
+        mine = ""
+        if self.overlaid:
+            folders = ", ".join(dict.fromkeys(str(f) for f in self.overlaid.values()))
+            mine = f" ({len(self.overlaid)} of them from {folders}: rows marked your run)"
+        return f"Generated from {n} results file{'s' if n != 1 else ''}{mine}{costs} by cbench {self.version}."
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -175,6 +183,101 @@ def load_all(results_dir: Path) -> tuple[dict[tuple[str, str], tuple[Path, Resul
             continue
         found[key] = (path, r)
     return found, warnings
+
+
+# -- overlays (--overlay): a user's results laid over the base ---------------------------------
+
+
+@dataclass(frozen=True)
+class Replaced:
+    """An overlay's results file that takes the place of the base's for the same submission and suite."""
+
+    submission: str
+    suite: str
+    overlay: Path
+    base: Results
+    over: Results
+
+
+def read_overlays(
+    found: dict[tuple[str, str], tuple[Path, Results]], overlays: Sequence[Path]
+) -> tuple[dict[tuple[str, str], Path], list[Replaced], list[str]]:
+    """Lay each overlay folder's results files over ``found`` (changed in place; a later overlay wins):
+    (submission, suite) -> overlay folder of every file taken from one, the base files replaced, warnings."""
+    overlaid: dict[tuple[str, str], Path] = {}
+    replaced: dict[tuple[str, str], Replaced] = {}
+    base = dict(found)
+    warnings: list[str] = []
+    for folder in overlays:
+        if not folder.is_dir():
+            raise CBenchError("no such folder (--overlay)", source=folder)
+        got, problems = load_all(folder)
+        warnings += problems
+        if not got and not problems:
+            raise CBenchError("no results files (<submission>/<suite>.json) in this folder (--overlay)", source=folder)
+        for key, (path, r) in got.items():
+            found[key], overlaid[key] = (path, r), folder
+            if key in base:
+                replaced[key] = Replaced(key[0], key[1], folder, base[key][1], r)
+    return overlaid, [replaced[k] for k in sorted(replaced)], warnings
+
+
+def _values(r: Results) -> dict[tuple[str, str], float | None]:
+    """(dataset, metric) -> value for every metric of every dataset, and ("", main metric) -> the main score."""
+    out: dict[tuple[str, str], float | None] = {(ds, m): v for ds, metrics in r.datasets.items() for m, v in metrics.items()}
+    out[("", r.main_metric)] = r.main_score
+    return out
+
+
+def _metric_name(key: tuple[str, str]) -> str:
+    return f"{key[0]} {key[1]}" if key[0] else f"main score {key[1]}"
+
+
+# Below this, two runs' numbers are the same on the page (4 decimals): what float arithmetic alone
+# moves between two machines or thread counts (a mean similarity by 1e-8, an AUROC rounded to 6
+# decimals by 1e-6).
+SAME_TO = 5e-5
+
+
+def compare_line(rep: Replaced, base_name: str = "the committed results") -> str:
+    """One line: does the overlay's file give the same numbers as the base's (every metric of every
+    dataset and the main score)? Equal; the same to the 4 decimals shown (under ``SAME_TO``); or differs."""
+    a, b = _values(rep.base), _values(rep.over)
+    both = [k for k in a if k in b and a[k] is not None and b[k] is not None]
+    worst, where = 0.0, ""
+    for k in both:
+        d = abs(a[k] - b[k])  # type: ignore[operator]
+        if d > worst:
+            worst, where = d, _metric_name(k)
+    odd = [_metric_name(k) for k in dict.fromkeys([*a, *b]) if k not in both]
+    head = f"{rep.submission}/{rep.suite}: your run"
+    n = f"{len(both)} metric{'s' if len(both) != 1 else ''}"
+    if worst == 0.0 and not odd:
+        return f"{head} equals {base_name} (max |difference| 0.0 over {n})"
+    if worst < SAME_TO and not odd:
+        return f"{head} matches {base_name} to 4 decimals (max |difference| {worst:.2g}, {where}, over {n})"
+    text = f"{head} differs from {base_name}: max |difference| {worst:.4g}" + (f" ({where})" if where else "") + f" over {n}"
+    if odd:
+        text += f"; not in both: {', '.join(odd[:5])}" + (f" and {len(odd) - 5} more" if len(odd) > 5 else "")
+    return text
+
+
+def base_name(results_dir: Path) -> str:
+    """How the lines comparing an overlay name the base: the committed results, or their folder."""
+    return "the committed results" if results_dir.resolve() == paths.DEFAULT_RESULTS_DIR.resolve() else f"the results in {results_dir}"
+
+
+class OverlaidScored(ScoredCache):
+    """Per-item scores read from the folder each results file came from: an overlay, else the base."""
+
+    def __init__(self, results_dir: Path, overlaid: dict[tuple[str, str], Path]) -> None:
+        super().__init__(results_dir)
+        self._overlaid = overlaid
+        self._caches = {f: ScoredCache(f) for f in dict.fromkeys(overlaid.values())}
+
+    def get(self, submission: str, suite: str) -> Scored | CBenchError:
+        folder = self._overlaid.get((submission, suite))
+        return super().get(submission, suite) if folder is None else self._caches[folder].get(submission, suite)
 
 
 # -- cells -----------------------------------------------------------------------------------
@@ -310,6 +413,7 @@ def build(
     composition: str | None = None,
     cost_dir: Path | None = None,
     fusion_dir: Path | None = None,
+    overlays: Sequence[Path] = (),
 ) -> Leaderboard:
     """The leaderboard for every results file under ``results_dir``.
 
@@ -325,8 +429,15 @@ def build(
 
     Results of development suites (role ``dev``) are never a column or an axis: they set the gate
     thresholds (``gate.py``) of the suite they are ``dev_for``.
+
+    ``overlays`` (``--overlay``): folders whose results files are laid over ``results_dir``'s: one
+    replaces the base's file of the same submission and suite, others add rows; their rows are
+    marked (``Row.overlay``), read with their own sidecars, and reproduced into that folder. The
+    files replaced are in ``Leaderboard.replaced`` (``compare_line``). Nothing is written anywhere.
     """
     found, warnings = load_all(results_dir)
+    overlaid, replaced, overlay_warnings = read_overlays(found, overlays)
+    warnings += overlay_warnings
     dev_roles = {n for n, f in all_facts(found).items() if f.role == "dev"}
     dev_found = {k: v for k, v in found.items() if k[1] in dev_roles}
     found = {k: v for k, v in found.items() if k[1] not in dev_roles}
@@ -365,8 +476,8 @@ def build(
     categories = _ordered_keys(comp_results, list(facts[composition].category_order) if composition in facts else None)
 
     names = sorted({sub for sub, _suite in found})
-    for name in sorted(set(costs) - set(names)):
-        warnings.append(f"cost file for '{name}', which has no results (left out)")
+    for name in sorted(set(costs) - set(names) - set(registry_subs)):  # a registered part (a verifier's encoder) has a cost and no row
+        warnings.append(f"cost file for '{name}', which has no results and no submission YAML (left out)")
     costs = {n: c for n, c in costs.items() if n in names}
     rows: list[Row] = []
     for name in names:
@@ -386,10 +497,13 @@ def build(
         kind = sub.kind if sub is not None else str(config.get("kind", "unknown"))
         suites = reproduce_suites(name, kind, by_suite, [ret_suite, composition, second], list(extras), [r.suite for r in own])
         limits = {r.metadata.limit_queries for r in (r_ret, r_comp, r_second) if r is not None and r.metadata.limit_queries}
+        overlay = next((overlaid[(name, r.suite)] for r in own if (name, r.suite) in overlaid), None)
+        if overlay is not None:
+            notes.append(f"your run: {', '.join(r.suite for r in own if (name, r.suite) in overlaid)} from {overlay}")
         reproduce = run_command(
             name,
             [suite_arg(s, by_suite.get(s, {}).get(name) or next(iter(by_suite.get(s, {}).values()), None)) for s in suites],
-            results_dir=results_dir,
+            results_dir=overlay or results_dir,
             folders=extra_folders(sub, registry_subs) if sub is not None else [],
             build=sub.config.build if sub is not None else None,
             options=["--limit-queries", str(max(limits))] if limits else [],
@@ -416,10 +530,11 @@ def build(
                 extras={s: suite_cell(by_suite[s].get(name)) for s in extras},
                 cost=costs.get(name),
                 cost_note=_cost_note(costs.get(name), sub),
+                overlay=overlay,
             )
         )
 
-    scored = ScoredCache(results_dir)
+    scored = OverlaidScored(results_dir, overlaid) if overlaid else ScoredCache(results_dir)
     gate_suites = {
         f.dev_for: n for n, f in sorted(facts.items()) if f.role == "dev" and f.dev_for and f.dev_for in by_suite and any(k[1] == n for k in dev_found)
     }
@@ -477,6 +592,8 @@ def build(
         costs=costs,
         gate_suites=gate_suites,
         curves=curves,
+        overlaid=overlaid,
+        replaced=replaced,
     )
 
 

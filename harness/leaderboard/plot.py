@@ -43,6 +43,7 @@ from harness.scorers.registry import SCORERS  # noqa: E402
 OTHER_COLOUR = Scorer.colour
 FRONT_COLOUR = "#444444"
 BAND_COLOUR = "#9e9e9e"
+YOURS_COLOUR = "#d93025"  # the ring around a point from an --overlay folder ("your run")
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ def point_title(lb: Leaderboard, r: Row) -> str:
     x, y = r.point  # type: ignore[misc]
     layer = f"Pareto layer {r.layer}" + (" (front)" if r.pareto else "")
     return (
-        f"{r.submission} · {r.kind} · rank {r.rank}, {layer}\n"
+        f"{r.submission}{' (your run)' if r.overlay else ''} · {r.kind} · rank {r.rank}, {layer}\n"
         f"retrieval {lb.label(lb.retrieval_suite)} {lb.retrieval_metric} {x:.4f}{_interval(r.retrieval)}\n"
         f"composition {lb.label(lb.composition_suite)} {lb.composition_metric} {y:.4f}{_interval(r.composition)}"
     )
@@ -158,6 +159,11 @@ def _draw(lb: Leaderboard, ax, rows: list[Row]) -> tuple[list, list[str]]:
     for i, r in enumerate(rows):
         x, y = r.point  # type: ignore[misc]
         ax.scatter([x], [y], s=MARKER, color=kind_colour(r.kind), zorder=4, edgecolors="white", linewidths=0.6, gid=f"pt-{i}")
+    yours = [r.point for r in rows if r.overlay is not None]
+    if yours:  # a ring around each point of the user's run (--overlay)
+        ax.scatter([p[0] for p in yours], [p[1] for p in yours], s=MARKER * 5, facecolors="none", edgecolors=YOURS_COLOUR, linewidths=1.8, zorder=5)
+        handles.append(Line2D([], [], linestyle="none", marker="o", markersize=11, markerfacecolor="none", markeredgecolor=YOURS_COLOUR, markeredgewidth=1.8))
+        labels.append("your run (--overlay)")
     bars = [(r, *_error_bars(r)) for r in rows]
     bars = [(r, xe, ye) for r, xe, ye in bars if xe is not None or ye is not None]
     for r, xe, ye in bars:  # 95% intervals as error bars
@@ -266,17 +272,19 @@ def _labels(fig, ax, rows: list[Row], lay: Layout) -> dict[int, Box]:
             taken.append((e.x0, e.y0, e.x1, e.y1))
     probe = ax.text(0, 0, "", fontsize=lay.label)
     placed: dict[int, Box] = {}
-    order = sorted(range(len(rows)), key=lambda i: (not rows[i].pareto, rows[i].rank, rows[i].submission))
+    order = sorted(range(len(rows)), key=lambda i: (rows[i].overlay is None, not rows[i].pareto, rows[i].rank, rows[i].submission))
     for i in order:
         r = rows[i]
-        if not r.pareto and not lay.label_others:
+        shown = r.pareto or r.overlay is not None  # always labelled: the front and the user's run
+        if not shown and not lay.label_others:
             continue
-        probe.set_text(r.submission)
-        probe.set_fontweight("bold" if r.pareto else "normal")
+        text = r.submission + (" (your run)" if r.overlay is not None else "")
+        probe.set_text(text)
+        probe.set_fontweight("bold" if shown else "normal")
         ext = probe.get_window_extent(renderer)
         w, h = ext.width + 2 * PAD * px, ext.height + 2 * PAD * px
         cx, cy = centres[i]
-        cands = _candidates(DIRS16, FAR) if r.pareto else _candidates(DIRS8, NEAR)
+        cands = _candidates(DIRS16, FAR) if shown else _candidates(DIRS8, NEAR)
         for dx, dy, ux, uy in cands:
             ax_, ay_ = cx + dx * px, cy + dy * px
             x0 = ax_ if ux > 0 else ax_ - w if ux < 0 else ax_ - w / 2
@@ -294,8 +302,8 @@ def _labels(fig, ax, rows: list[Row], lay: Layout) -> dict[int, Box]:
             far = math.hypot(dx, dy) >= LEADER_FROM
             arrow = {"arrowstyle": "-", "color": kind_colour(r.kind), "linewidth": 0.9, "shrinkA": 0.5, "shrinkB": 3.0} if far else None
             ax.annotate(
-                r.submission, r.point, xytext=(tx, ty), textcoords="offset points", ha=ha, va=va, fontsize=lay.label,
-                color="#111111" if r.pareto else "#555555", fontweight="bold" if r.pareto else "normal",
+                text, r.point, xytext=(tx, ty), textcoords="offset points", ha=ha, va=va, fontsize=lay.label,
+                color=YOURS_COLOUR if r.overlay is not None else "#111111" if r.pareto else "#555555", fontweight="bold" if shown else "normal",
                 bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none", "alpha": 0.8},
                 arrowprops=arrow, annotation_clip=False, zorder=5, gid=f"label-{i}",
             )  # fmt: skip

@@ -86,6 +86,7 @@ def _ci_raw(cell: Cell) -> list[str]:
 
 
 MARK_KEY = "indistinguishable_from"
+YOUR_RUN = " (your run)"  # after the name of a row from an --overlay folder (the CSV keeps the bare name)
 
 
 def _mark(row: Row) -> Out:
@@ -166,7 +167,7 @@ def gate_line(lb: Leaderboard) -> str:
 def main_cells(row: Row) -> list[Out]:
     cells = [
         Out(str(row.rank), str(row.rank), row.rank),
-        Out(row.submission, row.submission, row.submission.lower(), "; ".join(row.notes) or None),
+        Out(row.submission + (YOUR_RUN if row.overlay else ""), row.submission, row.submission.lower(), "; ".join(row.notes) or None),
         Out(row.kind, row.kind, row.kind),
         Out(fmt_params(row.parameters), "" if row.parameters is None else str(row.parameters), row.parameters),
         _axis_score(row.retrieval),
@@ -555,6 +556,7 @@ def _html_rows(cols: list[Column], rows: list[Row], cells_of, notes: Notes, grey
                 "kind": row.kind,
                 "pareto": row.pareto,
                 "control": control,
+                "yours": row.overlay is not None,
                 "cells": cells,
                 "colour": kind_colour(row.kind),
                 "description": row.description,
