@@ -75,9 +75,11 @@ table = "\n".join(line for line in board if line.startswith("|"))  # the compact
 notes = [line for line in head.splitlines() if line.startswith("Retrieval axis") or " results: none" in line]
 notes += [line for line in board if line.startswith(("Chance band", "± =", "*Italic*"))]
 picks = "\n".join(line for line in sections.get("Which model for what", "").splitlines() if line.startswith("- "))
+used = set(re.findall(r"\[(\d+)\]", table))  # the page's numbered notes the table refers to
+table_notes = [line for line in sections.get("Notes", "").splitlines() if (m := re.match(r"\[(\d+)\] ", line)) and m.group(1) in used]
 readme = Path("README.md")
 text = readme.read_text()
-block = "<!-- leaderboard:start -->\n" + "\n\n".join([*notes, *([picks] if picks else [])]) + "\n\n" + table + "\n<!-- leaderboard:end -->"
+block = "<!-- leaderboard:start -->\n" + "\n\n".join([*notes, *([picks] if picks else [])]) + "\n\n" + table + ("\n\n" + "\n".join(table_notes) if table_notes else "") + "\n<!-- leaderboard:end -->"
 readme.write_text(re.sub(r"<!-- leaderboard:start -->.*?<!-- leaderboard:end -->", lambda _: block, text, flags=re.S))
 PY
 # The near-miss tables (controls; frozen vs end-to-end verifiers) between their markers in docs/validity.md.
@@ -86,5 +88,7 @@ PY
 "${PYTHON:-python3}" scripts/field_report.py --write
 # Every verifier side by side (scores with intervals, per category and cell, cost) between its markers in docs/findings.md.
 "${PYTHON:-python3}" scripts/verifier_report.py --write
-# What each submission's committed results took to compute, between its markers in README.md.
+# Every fused reranker against its first stage and the reranker alone, between its markers in docs/deployment.md.
+"${PYTHON:-python3}" scripts/fusion_report.py --write
+# What each submission's committed results took to compute, between its markers in docs/development.md.
 "${PYTHON:-python3}" scripts/run_times.py --write

@@ -1,7 +1,7 @@
 """How long each submission's committed results took to compute, read from the results files.
 
     python scripts/run_times.py           # print the markdown
-    python scripts/run_times.py --write   # replace the block between README.md's runtimes markers
+    python scripts/run_times.py --write   # replace the block between docs/development.md's runtimes markers
 
 Every results file records, per dataset, the wall seconds it took (``metadata.timings``: load,
 retrieve or score, metrics), the torch thread count and what it computed (``metadata.counters``:
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from harness.results import read_results  # noqa: E402
 from scripts.doc_blocks import replace_block  # noqa: E402
 
-PAGE = ROOT / "README.md"  # holds the <!-- runtimes:start --> block
+PAGE = ROOT / "docs" / "development.md"  # holds the <!-- runtimes:start --> block
 TAG = "runtimes"
 # The suites scripts/leaderboard.sh runs (nanobeir needs the hub; nearmiss-v1 is superseded but run).
 SUITES = ["offline-ir", "classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp", "nevir", "paws", "nearmiss-v1"]

@@ -112,3 +112,18 @@ def test_runs_frame_for_notebooks(tmp_path, monkeypatch):
     assert list(df.columns) == ["dataset", "query", "doc", "rank", "score", "role"] and set(df.role) == {"run"} and len(df)
     for _q, g in df.groupby("query"):
         assert list(g["rank"]) == list(range(1, len(g) + 1)) and list(g["score"]) == sorted(g["score"], reverse=True)
+
+
+def test_committed_runs_stay_under_30_mb():
+    """The runs the repository commits (docs/deployment.md says which) stay under 30 MB together."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(["git", "ls-files", "leaderboard/results"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    runs = [root / f for f in listed.stdout.splitlines() if ".runs/" in f]
+    assert not [f for f in runs if "-fused/" in str(f) or "/classic-ir.runs/" in str(f)]  # .gitignore keeps these out
+    total = sum(f.stat().st_size for f in runs if f.is_file())
+    assert total < 30e6, f"{total / 1e6:.1f} MB of committed runs"

@@ -127,7 +127,7 @@ def gate_cells(g) -> list[Cell]:
 def gate_line(suites: dict[str, str], label) -> str:
     pairs_ = ", ".join(f"{label(s)} (threshold from {label(d)})" for s, d in suites.items())
     return (
-        f"Each model as a cache or filter with one global threshold t (accept iff s >= t): t accepts {ACCEPT:.0%} of the development "
+        f"Each model as a cache or filter with one global threshold t (accept when s ≥ t): t accepts {ACCEPT:.0%} of the development "
         f"positives; FA @dev t = share of the test near-misses accepted at t, TA reached = share of the test positives accepted at t; "
         f"FA @test t = the same at the threshold chosen on the test positives (optimistic: what a threshold tuned on the evaluated "
         f"data reports; the gap to FA @dev t is the calibration cost). Suites: {pairs_}. Near-miss items give (anchor, pos_close), "
