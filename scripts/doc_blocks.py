@@ -25,3 +25,20 @@ def replace_block(page: Path, tag: str, text: str) -> None:
         raise SystemExit(f"{page}: no {start} ... {end} markers")
     block = start + "\n" + text + end
     atomic_write_text(page, re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: block, old, count=1, flags=re.S))
+
+
+def print_or_write(doc: str, page: Path, tag: str, make_text) -> None:
+    """A report script's command line: print ``make_text()``, or with ``--write [PAGE]`` put it
+    between ``PAGE``'s markers for ``tag`` (default ``page``). ``doc``: the script's docstring."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument(
+        "--write", nargs="?", type=Path, const=page, default=None, metavar="PAGE", help=f"replace the {tag} block of PAGE (default {page.relative_to(ROOT)})"
+    )
+    args = ap.parse_args()
+    text = make_text()
+    if args.write is None:
+        print(text, end="")
+        return
+    replace_block(args.write, tag, text)

@@ -13,7 +13,6 @@ composition suite (interval above 0)? Run by scripts/leaderboard.sh after the ru
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from harness.compare import compare  # noqa: E402
 from harness.errors import CBenchError  # noqa: E402
 from harness.results import read_results, results_path  # noqa: E402
 from harness.submissions import Registry  # noqa: E402
-from scripts.doc_blocks import replace_block  # noqa: E402
+from scripts.doc_blocks import print_or_write  # noqa: E402
 
 PAGE = ROOT / "docs" / "deployment.md"  # holds the <!-- fusion:start --> block
 TAG = "fusion"
@@ -124,16 +123,7 @@ def report(results: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the {TAG} block of PAGE (default {PAGE.relative_to(ROOT)})"
-    )
-    args = ap.parse_args()
-    text = report(ROOT / "leaderboard" / "results")
-    if args.write is None:
-        print(text, end="")
-        return
-    replace_block(args.write, TAG, text)
+    print_or_write(__doc__, PAGE, TAG, lambda: report(ROOT / "leaderboard" / "results"))
 
 
 if __name__ == "__main__":

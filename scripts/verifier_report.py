@@ -11,7 +11,6 @@ scripts/leaderboard.sh after the runs.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.costs.record import read_costs  # noqa: E402
 from harness.results import read_results, results_path  # noqa: E402
-from scripts.doc_blocks import replace_block  # noqa: E402
+from scripts.doc_blocks import print_or_write  # noqa: E402
 
 PAGE = ROOT / "docs" / "findings.md"  # holds the <!-- verifiers:start --> block
 TAG = "verifiers"
@@ -116,16 +115,7 @@ def report(results: Path, cost_dir: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--write", nargs="?", type=Path, const=PAGE, default=None, metavar="PAGE", help=f"replace the {TAG} block of PAGE (default {PAGE.relative_to(ROOT)})"
-    )
-    args = ap.parse_args()
-    text = report(ROOT / "leaderboard" / "results", ROOT / "leaderboard" / "cost")
-    if args.write is None:
-        print(text, end="")
-        return
-    replace_block(args.write, TAG, text)
+    print_or_write(__doc__, PAGE, TAG, lambda: report(ROOT / "leaderboard" / "results", ROOT / "leaderboard" / "cost"))
 
 
 if __name__ == "__main__":
