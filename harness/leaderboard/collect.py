@@ -617,6 +617,9 @@ def _gate(scored: ScoredCache, name: str, suite: str, dev: str, labels: dict[str
         return Cell(None, f"no complete {label_of(labels, suite)} results with per-item scores")
     if isinstance(dev_got, CBenchError) or not dev_got[0].complete:
         return Cell(None, f"not run on {label_of(labels, dev)} (the development pairs that set the threshold)")
+    a, b = test[0].metadata, dev_got[0].metadata
+    if (a.submission_hash, a.fingerprints) != (b.submission_hash, b.fingerprints):
+        return Cell(None, f"its {label_of(labels, dev)} results were made with other weights or another YAML than its {label_of(labels, suite)} results")
     g = gate(suite, dev, [it for items in dev_got[1].values() for it in items], [it for items in test[1].values() for it in items])
     return g if g is not None else Cell(None, "no positive or no negative pairs")
 

@@ -77,3 +77,30 @@ def test_board_gate_columns_from_the_dev_suite(tmp_path, monkeypatch):
     md = render_markdown(lb)
     assert "## Gate: one threshold per model" in md and "FA @dev t" in md
     assert "gate:nearmiss:false_accept" in render_csv(lb).splitlines()[0]
+
+
+def test_a_threshold_from_other_weights_is_no_gate(tmp_path, monkeypatch):
+    """The threshold must come from the same model as the test scores: development results made with
+    other weights (another fingerprint) give an empty cell with the reason."""
+    import shutil
+
+    import harness.suites.registry as registry
+
+    subs, results = board_env(tmp_path, monkeypatch)
+    suites = tmp_path / "suites"
+    shutil.copytree(registry.SUITES_DIR, suites)
+    monkeypatch.setattr(registry, "SUITES_DIR", suites)
+    (suites / "nm-dev.yaml").write_text(
+        "name: nm-dev\ntype: nearmiss\nformat: items-jsonl\nleaderboard: {role: dev, dev_for: nearmiss}\nfiles: [{name: f, path: x.jsonl}]\n"
+    )
+    items = five_text_items("negation", [f"i{k}" for k in range(8)], [(0.9, 0.8, 0.85, 0.3)] * 8)
+    h = submission_hash(subs, "alpha")
+    save(results, retrieval_results("alpha", "offline-ir", {"scifact": 0.5}, submission_hash=h))
+    test = nearmiss_results("alpha", "nearmiss", 0.6, categories=["negation"], submission_hash=h)
+    save_scored(results, test, items)
+    dev = nearmiss_results("alpha", "nm-dev", 0.6, categories=["negation"], submission_hash=h)
+    dev = dev.model_copy(update={"metadata": dev.metadata.model_copy(update={"fingerprints": {"model": "retrained"}})})
+    save_scored(results, dev, items)
+    lb = build(results, Registry([subs]).all())
+    cell = lb.rows[0].gates["nearmiss"]
+    assert cell.value is None and "other weights" in cell.note
