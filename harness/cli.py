@@ -274,7 +274,7 @@ def submissions_list(
         table = Table(box=ASCII_SIMPLE_HEAD, pad_edge=False, show_edge=False, padding=(0, 1, 0, 0))
         for col in ("name", "kind", "params", "status", "file"):
             right = "right" if col == "params" else "left"
-            table.add_column(col, no_wrap=col in ("name", "params"), overflow="fold", justify=right, min_width=16 if col == "file" else None)
+            table.add_column(col, no_wrap=col in ("name", "params", "status"), overflow="fold", justify=right, min_width=16 if col == "file" else None)
         for s in subs.values():
             table.add_row(s.name, s.kind, short_count(s.config.parameters), escape(s.short_status), escape(shown_path(s.path)) if s.path else "")
         print_fitted(table)

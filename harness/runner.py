@@ -249,17 +249,27 @@ class SuiteRun:
         """A computed dataset: kept and written at once (its runs, then both files, atomically)."""
         if scorer_info is not None:
             self.scorer_info = scorer_info
-        if record.runs:  # before the results that record them: a run killed in between recomputes the dataset
-            kept = {}
-            for role, run in record.runs.items():
-                encoded = encode_run(run, self.sub.name if role == "run" else f"{self.sub.name}.{role}")
-                write_run(run_path(self.path, name, role), encoded.data)
-                kept[role] = encoded.record()
-            record.details = {**(record.details or {}), "runs": kept}
-            record.runs = None
-        self.records[name] = record
+        written: list[Path] = []
+        try:
+            if record.runs:  # before the results that record them: a run killed in between recomputes the dataset
+                kept = {}
+                for role, run in record.runs.items():
+                    encoded = encode_run(run, self.sub.name if role == "run" else f"{self.sub.name}.{role}")
+                    written.append(run_path(self.path, name, role))
+                    write_run(written[-1], encoded.data)
+                    kept[role] = encoded.record()
+                record.details = {**(record.details or {}), "runs": kept}
+                record.runs = None
+            self.records[name] = record
+            _write(self.path, self.spath, self._assemble(), self.records)  # after every dataset: a killed run resumes here
+        except CBenchError:  # nothing half-written: this dataset's runs belong to no results file
+            self.records.pop(name, None)
+            for path in written:
+                path.unlink(missing_ok=True)
+            if written and written[0].parent.is_dir() and not any(written[0].parent.iterdir()):
+                written[0].parent.rmdir()
+            raise
         self.outcome.computed.append(name)
-        _write(self.path, self.spath, self._assemble(), self.records)  # after every dataset: a killed run resumes here
 
     def skip(self, name: str, message: str) -> None:
         self.outcome.skipped[name] = message

@@ -160,7 +160,7 @@ def write_run(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(path, data)
     except OSError as e:
-        raise CBenchError(f"cannot write the run file: {os_reason(e)}", source=e.filename or path) from None
+        raise CBenchError(f"cannot write results (a kept run): {os_reason(e)}", source=e.filename or path) from None
 
 
 @dataclass(frozen=True)

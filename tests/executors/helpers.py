@@ -1,5 +1,5 @@
-"""Comparing two results folders: the same files, metrics within 1e-6, apart from timings and
-what names the run itself (date, command line)."""
+"""Comparing two results folders: the same files (results, per-item scores, kept runs), metrics and
+scores within 1e-6, apart from timings and what names the run itself (date, command line)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,9 @@ def load_comparable(path: Path):
         for k in RUN_FIELDS:
             data["metadata"].pop(k, None)
         return data
+    if path.name.endswith(".trec.gz"):  # a kept run (harness.runs): query, document, rank, score per line
+        with gzip.open(path, "rt") as f:
+            return [[q, d, int(r), float(s), tag] for q, _q0, d, r, s, tag in (line.split() for line in f)]
     with gzip.open(path, "rt") as f:  # the per-item sidecar: header and one line per item
         return [json.loads(line) for line in f]
 

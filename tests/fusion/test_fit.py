@@ -96,7 +96,7 @@ def test_shipped_dev_suite_is_checked_against_the_shipped_test_suites(tmp_path, 
         split = "train" if name == "scifact" else "dev"
         collection(data / "beir" / name, dev_qrels=[*DEV_QRELS, ("q1", "d04")] if name == "scifact" else DEV_QRELS, dev_split=split)
     monkeypatch.setenv("CBENCH_DATA_DIR", str(data))
-    r = cbench("fuse", "--verifier", "minilm-maxsim", "--out", str(tmp_path / "x.yaml"), "--results-dir", str(tmp_path / "r"), "--quiet")
+    r = cbench("fuse", "--verifier", "minilm-maxsim", "--name", "t-planted", "--out", str(tmp_path / "x.yaml"), "--results-dir", str(tmp_path / "r"), "--quiet")
     assert r.exit_code == 2, r.output
     assert "'q1'" in r.stderr and "offline-ir/scifact (test)" in r.stderr and "train.tsv" in r.stderr
     assert not (tmp_path / "x.yaml").exists()
