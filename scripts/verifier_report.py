@@ -103,8 +103,6 @@ def report(results: Path, cost_dir: Path) -> str:
     rows = []
     for name, _ in ROWS:
         r = load(results, name, "nearmiss-hand")
-        if name.endswith("-fused") and r is None:
-            continue
         if r is None:
             continue
         per = [r.datasets.get(cat, {}).get("triplet_accuracy") for cat in CATEGORIES]
