@@ -9,7 +9,6 @@ results file that `make leaderboard` rewrites.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -18,7 +17,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.submissions import Registry  # noqa: E402
 from harness.tables import main_scores  # noqa: E402
-from scripts.doc_blocks import replace_block  # noqa: E402
+from scripts.doc_blocks import print_or_write  # noqa: E402
 
 PAGE = ROOT / "docs" / "validity.md"  # holds the <!-- nearmiss-report:start --> block
 
@@ -58,22 +57,7 @@ def report(results: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--write",
-        nargs="?",
-        type=Path,
-        const=PAGE,
-        default=None,
-        metavar="PAGE",
-        help=f"replace the nearmiss-report block of PAGE (default {PAGE.relative_to(ROOT)})",
-    )
-    args = ap.parse_args()
-    text = report(ROOT / "leaderboard" / "results")
-    if args.write is None:
-        print(text, end="")
-        return
-    replace_block(args.write, "nearmiss-report", text)
+    print_or_write(__doc__, PAGE, "nearmiss-report", lambda: report(ROOT / "leaderboard" / "results"))
 
 
 if __name__ == "__main__":
