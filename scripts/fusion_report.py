@@ -40,9 +40,9 @@ def main_score(results: Path, sub: str, suite: str) -> float | None:
     return r.main_score if r.complete else None
 
 
-def delta(results: Path, a: str, b: str, suite: str) -> tuple[float, tuple[float, float] | None, float | None] | None:
-    """(a - b, its 95% interval, p) on ``suite``'s main score; the interval and p only where the
-    main score is a mean over items (not PAWS's AUROC)."""
+def delta(results: Path, a: str, b: str, suite: str) -> tuple[float, tuple[float, float] | None] | None:
+    """(a - b, its 95% interval) on ``suite``'s main score; the interval only where the main score
+    is a mean over items (not PAWS's AUROC)."""
     sa, sb = main_score(results, a, suite), main_score(results, b, suite)
     if sa is None or sb is None:
         return None
@@ -52,8 +52,8 @@ def delta(results: Path, a: str, b: str, suite: str) -> tuple[float, tuple[float
         rep = None
     row = rep.suite_row if rep is not None else None
     if row is None:
-        return sa - sb, None, None
-    return row.difference, row.ci95, row.p_value
+        return sa - sb, None
+    return row.difference, row.ci95
 
 
 def fmt(x: float | None, digits: int = 4) -> str:
@@ -63,7 +63,7 @@ def fmt(x: float | None, digits: int = 4) -> str:
 def fmt_delta(d) -> str:
     if d is None:
         return "—"
-    diff, ci, p = d
+    diff, ci = d
     text = f"{diff:+.4f}"
     if ci is not None:
         text += f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"
@@ -84,12 +84,12 @@ def report(results: Path) -> str:
         r_first, r_fused, r_ver = (main_score(results, n, RETRIEVAL) for n in (cfg.first_stage, sub.name, cfg.verifier))
         c_first, c_fused, c_ver = (main_score(results, n, COMPOSITION[0]) for n in (cfg.first_stage, sub.name, cfg.verifier))
         d_ret = delta(results, sub.name, cfg.first_stage, RETRIEVAL)
-        d_comp = delta(results, sub.name, cfg.first_stage, COMPOSITION[0])
+        deltas = {s: delta(results, sub.name, cfg.first_stage, s) for s in COMPOSITION}  # each a paired test: once
+        d_comp = deltas[COMPOSITION[0]]
         rows.append(
             [f"`{cfg.verifier}`", f"{cfg.weight:g}", dev, fmt(r_first), f"{fmt(r_fused)} ({fmt_delta(d_ret)})", fmt(r_ver),
              fmt(c_first), f"{fmt(c_fused)} ({fmt_delta(d_comp)})", fmt(c_ver)]
         )  # fmt: skip
-        deltas = {s: delta(results, sub.name, cfg.first_stage, s) for s in COMPOSITION}
         comp_rows.append([f"`{sub.name}`", *[fmt_delta(deltas[s]) for s in COMPOSITION]])
         keeps = d_ret is not None and d_ret[0] >= -BUDGET
         gains = [s for s, d in deltas.items() if d is not None and d[1] is not None and d[1][0] > 0]
