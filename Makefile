@@ -63,11 +63,13 @@ paper-ab-mpnet: install
 
 # The cross-encoder verifier's weights (submissions/minilm-cross.yaml; not committed: 88 MB): all-MiniLM-L6-v2
 # under a new head, trained with BCE on the nearmiss (v2) train split (models/README.md); under 45 min
-# on 2 CPU cores. Rerun after a kill: it resumes from models/minilm-cross/checkpoints.
+# on 2 CPU cores. Rerun after a kill: it resumes from models/minilm-cross/checkpoints. One thread:
+# float sums then run in one order, so a rebuild gives the same weights bit for bit (fingerprint
+# 66b8fa4a..., twice on this machine; with two threads the weights differed in the last bits).
 minilm-cross: models/minilm-cross/model/model.safetensors
 
 models/minilm-cross/model/model.safetensors: | install
-	$(BIN)/cbench finetune --recipe cross-encoder --base all-MiniLM-L6-v2 --out models/minilm-cross --quiet
+	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/cbench finetune --recipe cross-encoder --base all-MiniLM-L6-v2 --out models/minilm-cross --quiet
 
 # Recompute (or reuse) the committed results and rebuild leaderboard/.
 leaderboard: install

@@ -15,7 +15,6 @@ from harness.suites.registry import resolve_suite
 
 FUSED = sorted((s for s in Registry().all().values() if s.kind == "fusion"), key=lambda s: s.name)
 ROOT = Path(__file__).resolve().parents[2]
-NOT_YET_FUSED = {"minilm-cross"}
 
 
 def test_every_shipped_reranker_has_a_fused_row():
@@ -23,8 +22,7 @@ def test_every_shipped_reranker_has_a_fused_row():
     rerankers = {n for n, s in subs.items() if s.kind in {"verifier", "cross-encoder"} and s.path and s.path.parent.name == "submissions"}
     fused_of = {s.config.verifier for s in subs.values() if s.kind == "fusion"}
     # ms-marco-minilm-ce: a hub model, not available offline (its YAML is there for users with the hub).
-    # NOT_YET_FUSED: rerankers whose development runs have not been made yet (docs/deployment.md says so).
-    assert rerankers - fused_of == {"ms-marco-minilm-ce", *NOT_YET_FUSED}, rerankers - fused_of
+    assert rerankers - fused_of == {"ms-marco-minilm-ce"}, rerankers - fused_of
 
 
 @pytest.mark.parametrize("sub", FUSED, ids=lambda s: s.name)
