@@ -31,7 +31,7 @@ PAGE = ROOT / "docs" / "development.md"  # holds the <!-- runtimes:start --> blo
 TAG = "runtimes"
 # The suites scripts/leaderboard.sh runs (nanobeir needs the hub; nearmiss-v1 is superseded but run).
 SUITES = ["offline-ir", "classic-ir", "nearmiss", "nearmiss-hand", "sugarcrepe-pp", "nevir", "paws", "nearmiss-v1"]
-ENCODING_KINDS = {"encoder", "static", "verifier", "cross-encoder", "late-interaction"}
+ENCODING_KINDS = {"encoder", "static", "verifier", "cross-encoder", "late-interaction", "fusion"}  # a fused row encodes through its parts
 WORK = {"texts_encoded": "texts encoded", "texts_indexed": "texts indexed", "pairs_scored": "pairs scored"}
 
 

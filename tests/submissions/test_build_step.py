@@ -104,6 +104,10 @@ def test_every_shipped_submission_loads_or_says_in_one_line_what_makes_it_runnab
             if sub.config.build is not None:
                 assert sub.unbuilt and f"it is built by `{sub.config.build.command}`" in line and sub.config.build.time in line, line
                 outcomes[name] = sub.config.build.command
+            elif sub.kind == "fusion" and (part := registry.get(sub.config.verifier)).config.build is not None:
+                # a fused row is runnable when its parts are: the line is its unbuilt part's
+                assert part.unbuilt and f"it is built by `{part.config.build.command}`" in line and f"submission {part.config.name}" in line, line
+                outcomes[name] = part.config.build.command
             elif "run: cbench models fetch " in line:
                 outcomes[name] = "cbench models fetch"
             else:
@@ -118,6 +122,7 @@ def test_every_shipped_submission_loads_or_says_in_one_line_what_makes_it_runnab
         "mpnet-ft-b": "make paper-ab-mpnet",
     }
     assert all(outcomes[n] in ("runnable", command) for n, command in built.items())
+    assert outcomes["minilm-cross-fused"] == outcomes["minilm-cross"]  # as runnable as its cross-encoder
     assert outcomes["all-MiniLM-L6-v2"] == outcomes["bm25"] == outcomes["minilm-cnn"] == "runnable"
 
     for name in [n for n in built if outcomes[n] != "runnable"]:  # and the command line says it so
